@@ -1,0 +1,152 @@
+"""Benchmark worker: one persistent process per framework.
+
+    python benchmarks/worker.py FRAMEWORK --threads N
+
+Imports ``cases_FRAMEWORK`` (and through it only that framework), then
+serves JSON-line requests on stdin, one JSON reply per line on stdout:
+
+    {"cmd": "setup", "case": C, "data": NPZ, "warmup": S}
+        build case C from the arrays in NPZ, run it twice (the results are
+        sent back as "probe" so the runner can check that every framework
+        computes the same thing), warm up for about S seconds and reply
+        with an estimate "est" of the seconds per repetition.
+    {"cmd": "time", "case": C, "reps": K}
+        run K repetitions, reply {"times": [seconds per repetition, ...]}.
+    {"cmd": "quit"}
+
+Every reply has "ok"; a failed request replies {"ok": false, "error": ...}.
+The first line a worker writes is {"ok": true, "event": "ready", "info": ..}
+or {"ok": false, "error": ...} when the framework cannot be imported.
+
+A case module provides:
+    init(threads) -> dict     import-time setup (thread count); version info
+    CASES = {name: build}     build(data: dict of numpy arrays) -> step,
+                              step() runs one repetition synchronously and
+                              returns its result (a loss or a gradient)
+    to_numpy(result) -> numpy array
+
+This file imports no deep-learning framework itself.
+"""
+
+import argparse
+import gc
+import importlib
+import json
+import os
+import sys
+import time
+import traceback
+
+THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+               "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
+
+
+def set_thread_env(threads):
+    for var in THREAD_VARS:
+        os.environ[var] = str(threads)
+
+
+def time_reps(step, reps):
+    """Seconds taken by each of ``reps`` calls of ``step``."""
+    clock = time.perf_counter
+    times = []
+    for _ in range(reps):
+        t0 = clock()
+        step()
+        times.append(clock() - t0)
+    return times
+
+
+def median(values):
+    s = sorted(values)
+    n = len(s)
+    return s[n // 2] if n % 2 else 0.5 * (s[n // 2 - 1] + s[n // 2])
+
+
+class Worker:
+    def __init__(self, module):
+        self.module = module
+        self.steps = {}
+
+    def setup(self, case, data, warmup):
+        import numpy as np
+        t0 = time.perf_counter()
+        with np.load(data) as f:
+            arrays = {k: f[k] for k in f.files}
+        step = self.module.CASES[case](arrays)
+        probe = []
+        dtype = None
+        for _ in range(2):
+            out = np.asarray(self.module.to_numpy(step()))
+            dtype = str(out.dtype)
+            probe.append(float(np.sum(out, dtype=np.float64)))
+        times = []
+        deadline = time.perf_counter() + warmup
+        while len(times) < 3 or time.perf_counter() < deadline:
+            times += time_reps(step, 1)
+        self.steps[case] = step
+        # The first warm-up repetitions may still be cold: estimate from
+        # the second half.
+        return {"probe": probe, "dtype": dtype,
+                "est": median(times[len(times) // 2:]),
+                "setup_s": time.perf_counter() - t0}
+
+    def time(self, case, reps):
+        step = self.steps[case]
+        gc.collect()
+        return {"times": time_reps(step, reps)}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("framework")
+    ap.add_argument("--threads", type=int, default=1)
+    args = ap.parse_args()
+
+    # Thread variables must be set before numpy/BLAS is first imported.
+    set_thread_env(args.threads)
+
+    # Keep the protocol channel clean: anything the framework prints (to
+    # sys.stdout or straight to fd 1) goes to stderr instead.
+    proto = os.fdopen(os.dup(1), "w", buffering=1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+
+    def reply(obj):
+        proto.write(json.dumps(obj) + "\n")
+        proto.flush()
+
+    try:
+        module = importlib.import_module("cases_" + args.framework)
+        info = module.init(args.threads)
+        info["python"] = sys.version.split()[0]
+    except BaseException:
+        reply({"ok": False, "error": traceback.format_exc()})
+        return 1
+    reply({"ok": True, "event": "ready", "info": info})
+
+    worker = Worker(module)
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        try:
+            req = json.loads(line)
+            cmd = req["cmd"]
+            if cmd == "quit":
+                break
+            if cmd == "setup":
+                res = worker.setup(req["case"], req["data"],
+                                   float(req.get("warmup", 0.5)))
+            elif cmd == "time":
+                res = worker.time(req["case"], int(req["reps"]))
+            else:
+                raise ValueError("unknown command %r" % cmd)
+            res["ok"] = True
+        except Exception:
+            res = {"ok": False, "error": traceback.format_exc()}
+        reply(res)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

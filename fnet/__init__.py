@@ -1,0 +1,28 @@
+"""fnet: Chainer's define-by-run deep learning, rebuilt on pure functions and immutable pytrees.
+
+>>> import fnet
+>>> float(fnet.grad(lambda x: x ** 2)(3.0))
+6.0
+"""
+
+from . import backend, errors, ops, random, tree
+from .autodiff import grad, hessian, jacobian, no_grad, stop_gradient, value_and_grad, vjp
+from .autodiff.tracer import Tracer
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "backend",
+    "errors",
+    "ops",
+    "random",
+    "tree",
+    "grad",
+    "value_and_grad",
+    "vjp",
+    "jacobian",
+    "hessian",
+    "stop_gradient",
+    "no_grad",
+    "Tracer",
+]

@@ -1,0 +1,101 @@
+"""The one backward engine: propagate cotangents from outputs to every Record that made them.
+
+Records are visited in descending sequence number, which is a topological order, so no sort
+is needed. Cotangents are accumulated with the ``add`` primitive, so with ``create_graph`` the
+backward pass is itself recorded and can be differentiated again.
+"""
+
+from __future__ import annotations
+
+import heapq
+
+from ..errors import VJPRuleError, aval, message
+from .tracer import Record, Tracer
+
+__all__ = ["backward"]
+
+_add = None  # the add primitive, bound on first use (fnet.ops imports this package)
+
+
+def _accumulate(a, b):
+    global _add
+    if _add is None:
+        from ..ops.elementwise import add as _add_primitive
+
+        _add = _add_primitive
+    return _add(a, b)
+
+
+def _check_cotangent(record: Record, index: int, ct, parent: Tracer) -> bool:
+    """Whether ``ct`` flows into ``parent``: False for integer operands, which have no gradient."""
+    value = parent.value
+    try:
+        if ct.shape == value.shape and ct.dtype == value.dtype:
+            return True
+        if value.dtype.kind not in "fc":
+            return False
+    except AttributeError:
+        pass
+    raise VJPRuleError(
+            message(
+                f"{record.primitive.name} (VJP of operand {index})",
+                f"the cotangent must have the operand's shape and dtype, "
+                f"expected {aval(value)}, got {aval(ct)}",
+                hint="this is a bug in the primitive's VJP rule: it must sum over broadcast axes "
+                "and cast back to the operand's dtype",
+            )
+        )
+
+
+def backward(roots, *, create_graph: bool = False, keep=None) -> dict:
+    """Propagate cotangents backward from ``roots`` and return those of the kept Records.
+
+    Args:
+        roots: ``(tracer, cotangent)`` pairs; tracers on one level, cotangents of their shape.
+        create_graph: call each VJP on the traced operands of its level, so that the backward
+            computation is recorded on that level too (double backprop within one level).
+        keep: a predicate ``record -> bool`` selecting intermediate Records whose cotangent is
+            kept in the result; inputs of a trace (``primitive`` None) are always kept.
+
+    Returns:
+        A dict ``record -> cotangent``.
+    """
+    grads: dict = {}
+    heap: list = []
+    for tracer, ct in roots:
+        record = tracer.record
+        if record in grads:
+            grads[record] = _accumulate(grads[record], ct)
+        else:
+            grads[record] = ct
+            heapq.heappush(heap, (-record.seq, record))
+    kept: dict = {}
+    while heap:
+        record = heapq.heappop(heap)[1]
+        primitive = record.primitive
+        g = grads.pop(record)
+        if primitive is None or (keep is not None and keep(record)):
+            kept[record] = g
+            if primitive is None:
+                continue
+        params = record.params
+        if create_graph:
+            args = [v if p is None else p for p, v in zip(record.parents, record.args)]
+            ans = Tracer(record.ans, record.level, record)
+        else:
+            args = record.args
+            ans = record.ans
+        vjps = primitive.vjps
+        for index, parent in enumerate(record.parents):
+            if parent is None:
+                continue
+            ct = vjps[index](g, ans, *args, **params)
+            if ct is None or not _check_cotangent(record, index, ct, parent):
+                continue
+            target = parent.record
+            if target in grads:
+                grads[target] = _accumulate(grads[target], ct)
+            else:
+                grads[target] = ct
+                heapq.heappush(heap, (-target.seq, target))
+    return kept

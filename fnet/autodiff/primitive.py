@@ -1,0 +1,110 @@
+"""Primitives: operations on raw arrays, with their derivatives written in fnet operations.
+
+A primitive's positional arguments are its operands (arrays, Python scalars or tracers);
+keyword-only arguments are static parameters, never traced, handed to the VJP unchanged.
+
+>>> import numpy
+>>> @primitive
+... def cube(x):
+...     return x * x * x
+>>> @cube.defvjp
+... def _cube_vjp(g, ans, x):
+...     return g * 3 * x * x
+>>> float(cube(numpy.float64(2.0)))
+8.0
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .tracer import Record, Tracer, _no_grad, unbox_all
+
+__all__ = ["Primitive", "primitive", "all_primitives"]
+
+_registry: dict[str, Primitive] = {}
+
+
+class Primitive:
+    """An operation known to the tape: ``impl`` computes it, ``vjps`` differentiate it.
+
+    Attributes:
+        name: the operation's name, used in messages.
+        impl: raw operands in, one raw array out; written once for NumPy and CuPy.
+        vjps: one function per operand, ``(g, ans, *operands, **params) -> cotangent`` or
+            None for a symbolic zero. Written in fnet operations, so it can be differentiated.
+        differentiable: False for operations whose outputs carry no gradient (comparisons,
+            argmax): their outputs are never boxed.
+        explain: optional ``(error, *operands, **params) -> Exception | None``; turns an
+            error raised by ``impl`` into a typed fnet error that names the operands.
+    """
+
+    __slots__ = ("name", "impl", "vjps", "differentiable", "explain", "__dict__")
+
+    def __init__(self, impl: Callable, name: str | None = None, *, differentiable: bool = True):
+        self.name = name or impl.__name__
+        self.impl = impl
+        self.vjps: tuple = ()
+        self.differentiable = differentiable
+        self.explain = None
+        self.__doc__ = impl.__doc__
+        self.__wrapped__ = impl
+        _registry[self.name] = self
+
+    def defvjp(self, *vjps: Callable | None) -> Callable | None:
+        """Declare the VJP of each operand, in order; usable as a decorator for one operand."""
+        self.vjps = vjps
+        return vjps[0] if len(vjps) == 1 else None
+
+    def defexplain(self, explain: Callable) -> Callable:
+        """Declare how errors of ``impl`` are explained (decorator)."""
+        self.explain = explain
+        return explain
+
+    def __call__(self, *args, **params):
+        for a in args:
+            if type(a) is Tracer:
+                return self._bind(args, params)
+        try:
+            return self.impl(*args, **params)
+        except (ValueError, TypeError, IndexError) as error:
+            if self.explain is not None:
+                better = self.explain(error, *args, **params)
+                if better is not None:
+                    raise better from error
+            raise
+
+    def _bind(self, args, params):
+        """Apply to traced operands: compute on the level below, record on the top level."""
+        if not self.differentiable or _no_grad.get():
+            return self(*[unbox_all(a) for a in args], **params)
+        top = -1
+        for a in args:
+            if type(a) is Tracer and a.level > top:
+                top = a.level
+        parents = []
+        values = []
+        for a in args:
+            if type(a) is Tracer and a.level == top:
+                parents.append(a)
+                values.append(a.value)
+            else:
+                parents.append(None)
+                values.append(a)
+        ans = self(*values, **params)
+        return Tracer(ans, top, Record(self, parents, values, params, ans, top))
+
+    def __repr__(self):
+        return f"<fnet primitive {self.name}>"
+
+
+def primitive(impl: Callable | None = None, *, name: str | None = None, differentiable: bool = True):
+    """Make a function on raw arrays into a ``Primitive`` (decorator, with or without arguments)."""
+    if impl is None:
+        return lambda f: Primitive(f, name, differentiable=differentiable)
+    return Primitive(impl, name, differentiable=differentiable)
+
+
+def all_primitives() -> dict[str, Primitive]:
+    """Every primitive defined so far, by name."""
+    return dict(_registry)

@@ -1,0 +1,168 @@
+"""Traced values: a Tracer boxes a value on a trace level and points at the Record that made it.
+
+A Record is one application of a primitive: the primitive, the parent tracers of its operands,
+the operands as seen on that level, its static parameters, its output and a sequence number.
+Sequence numbers only grow, so sorting Records by descending number is a topological order.
+Records hold their parents (not a global list), so an unused branch is garbage-collected.
+
+Levels nest (HIPS autograd's idea): each transform opens a new, higher level; a primitive
+unboxes only the tracers of the highest level among its operands and calls itself again on
+the rest, so ``grad(grad(f))`` and gradients that close over outer tracers come out right.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import itertools
+
+from ..errors import TracerConversionError, aval, message
+
+__all__ = ["Tracer", "Record", "new_level", "no_grad", "grad_enabled", "unbox", "unbox_all"]
+
+_sequence = itertools.count()
+_levels = itertools.count(1)  # level 0 is kept for an always-on outer level (the Chainer layer)
+
+_no_grad: contextvars.ContextVar[bool] = contextvars.ContextVar("fnet_no_grad", default=False)
+
+
+def new_level() -> int:
+    """A fresh trace level, higher than every level opened before."""
+    return next(_levels)
+
+
+class Record:
+    """One recorded primitive application (or, with ``primitive`` None, an input of a trace)."""
+
+    __slots__ = ("primitive", "parents", "args", "params", "ans", "seq", "level", "__weakref__")
+
+    def __init__(self, primitive, parents, args, params, ans, level):
+        self.primitive = primitive
+        self.parents = parents  # per positional operand: the Tracer on this level, or None
+        self.args = args  # the operands with this level's tracers unboxed
+        self.params = params  # static keyword parameters
+        self.ans = ans  # the output with this level unboxed
+        self.seq = next(_sequence)
+        self.level = level
+
+    def __repr__(self):
+        name = self.primitive.name if self.primitive is not None else "input"
+        return f"Record({name}, seq={self.seq}, level={self.level})"
+
+
+class Tracer:
+    """A value on a trace level, with Python's operators (installed by ``fnet.ops``)."""
+
+    __slots__ = ("value", "level", "record")
+    __array_priority__ = 1000.0
+
+    def __init__(self, value, level: int, record: Record):
+        self.value = value
+        self.level = level
+        self.record = record
+
+    @classmethod
+    def input(cls, value, level: int) -> Tracer:
+        """Box ``value`` as an input of the trace on ``level``."""
+        return cls(value, level, Record(None, (), (), None, value, level))
+
+    # -- array attributes -------------------------------------------------------------------
+    @property
+    def shape(self):
+        return self.value.shape
+
+    @property
+    def ndim(self):
+        return self.value.ndim
+
+    @property
+    def dtype(self):
+        return self.value.dtype
+
+    @property
+    def size(self):
+        return self.value.size
+
+    def __len__(self):
+        return len(self.value)
+
+    def __repr__(self):
+        return f"Tracer<level {self.level}>({self.value!r})"
+
+    # -- concrete values: define-by-run, so Python control flow on values just works ----------
+    def __bool__(self):
+        return bool(self.value)
+
+    def __float__(self):
+        return float(self.value)
+
+    def __int__(self):
+        return int(self.value)
+
+    def item(self):
+        """The value as a Python scalar (not differentiable)."""
+        return unbox_all(self).item()
+
+    def __array__(self, dtype=None, copy=None):
+        raise TracerConversionError(
+            message(
+                "numpy.asarray",
+                "cannot convert a traced value to a NumPy array: the gradient would be lost",
+                {"value": self},
+                "use fnet.ops functions on traced values, or fnet.stop_gradient(x) "
+                "if you want the value without its gradient",
+            )
+        )
+
+    def __setitem__(self, index, value):
+        raise TracerConversionError(
+            message(
+                "__setitem__",
+                "traced values are immutable: in-place assignment would break the recorded graph",
+                {"value": self},
+                "build a new value instead: fnet.ops.where(mask, new, x), or "
+                "x + fnet.ops.scatter_add(fnet.ops.zeros_like(x), index, delta)",
+            )
+        )
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+    __hash__ = object.__hash__
+
+
+def unbox(x, level: int):
+    """The value of ``x`` on ``level`` (``x`` itself if it is not a tracer of that level)."""
+    return x.value if type(x) is Tracer and x.level == level else x
+
+
+def unbox_all(x):
+    """The concrete value of ``x``, through every level."""
+    while type(x) is Tracer:
+        x = x.value
+    return x
+
+
+def grad_enabled() -> bool:
+    """Whether primitives record onto traces (False inside ``no_grad()``)."""
+    return not _no_grad.get()
+
+
+@contextlib.contextmanager
+def no_grad():
+    """Within this block, operations on traced values are computed but not recorded.
+
+    >>> import fnet
+    >>> with fnet.no_grad():
+    ...     pass
+    """
+    token = _no_grad.set(True)
+    try:
+        yield
+    finally:
+        _no_grad.reset(token)
+
+
+def describe(x) -> str:
+    """Describe a value, traced or not, for messages."""
+    return aval(unbox_all(x))

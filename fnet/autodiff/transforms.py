@@ -1,0 +1,240 @@
+"""Function transforms over pytrees: vjp, grad, value_and_grad, jacobian, hessian, stop_gradient.
+
+>>> import fnet
+>>> float(fnet.grad(lambda x: x * fnet.grad(lambda y: x * y)(1.0))(2.0))
+4.0
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+
+import numpy
+
+from .. import backend
+from .. import tree as _tree
+from ..errors import NonDifferentiableError, message
+from .backward import backward
+from .tracer import Tracer, new_level, unbox, unbox_all
+
+__all__ = ["vjp", "grad", "value_and_grad", "jacobian", "hessian", "stop_gradient"]
+
+
+def _as_input(x, op: str, path: tuple):
+    """Check and convert one leaf that will be differentiated."""
+    value = unbox_all(x)
+    if not backend.is_array(value):
+        if isinstance(value, bool) or not isinstance(value, (int, float, complex)):
+            raise NonDifferentiableError(
+                message(
+                    op,
+                    f"cannot differentiate with respect to {_where(path)}: expected a float array, "
+                    f"got {type(value).__name__}",
+                    hint="pass arrays (or Python floats) as the differentiated arguments; "
+                    "move other values to arguments outside argnums",
+                )
+            )
+        x = value = numpy.asarray(value, dtype=numpy.float64 if isinstance(value, int) else None)
+    if value.dtype.kind not in "fc":
+        raise NonDifferentiableError(
+            message(
+                op,
+                f"cannot differentiate with respect to {_where(path)} of dtype {value.dtype}: "
+                "only float (and complex) arrays have gradients",
+                {"argument": value},
+                hint="cast it first, e.g. x.astype(numpy.float32), or move it out of argnums",
+            )
+        )
+    return x
+
+
+def _where(path: tuple) -> str:
+    return f"argument '{_tree.path_str(path)}'" if path else "the argument"
+
+
+def vjp(f: Callable, *primals, has_aux: bool = False):
+    """Evaluate ``f(*primals)`` and return its value with a function pulling cotangents back.
+
+    Returns:
+        ``(out, pullback)`` or, with ``has_aux``, ``(out, pullback, aux)``. ``pullback(ct)``
+        takes a cotangent shaped like ``out`` and returns a tuple shaped like ``primals``.
+
+    >>> import numpy, fnet
+    >>> y, pullback = fnet.vjp(fnet.ops.sin, numpy.zeros(2))
+    >>> pullback(numpy.ones(2))
+    (array([1., 1.]),)
+    """
+    level = new_level()
+    with_paths = _tree.flatten_with_paths(primals)
+    structure = _tree.structure(primals)
+    inputs = [Tracer.input(_as_input(x, "vjp", p[1:]), level) for p, x in with_paths]
+    result = f(*_tree.unflatten(structure, inputs))
+    if has_aux:
+        if not (isinstance(result, tuple) and len(result) == 2):
+            raise TypeError(
+                "vjp: with has_aux=True the function must return a pair (output, aux), "
+                f"got {type(result).__name__}"
+            )
+        result, aux = result
+    out_leaves, out_structure = _tree.flatten(result)
+    out_values = [unbox(o, level) for o in out_leaves]
+    out = _tree.unflatten(out_structure, out_values)
+
+    def pullback(cotangent):
+        ct_leaves, ct_structure = _tree.flatten(cotangent)
+        if ct_structure != out_structure:
+            raise _tree.structure_mismatch("vjp pullback", result, cotangent, ("output", "cotangent"))
+        roots = [
+            (o, ct)
+            for o, ct in zip(out_leaves, ct_leaves)
+            if type(o) is Tracer and o.level == level and ct is not None
+        ]
+        grads = backward(roots)
+        return _tree.unflatten(
+            structure,
+            [_zero_if_none(grads.get(t.record), t.value) for t in inputs],
+        )
+
+    if has_aux:
+        return out, pullback, _tree.map(lambda a: unbox(a, level), aux)
+    return out, pullback
+
+
+def _zero_if_none(ct, like):
+    if ct is not None:
+        return ct
+    return backend.xp(like).zeros_like(unbox_all(like))
+
+
+def _argnums(argnums, nargs: int, op: str) -> tuple[int, ...]:
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    for n in nums:
+        if not -nargs <= n < nargs:
+            raise ValueError(f"{op}: argnums {argnums!r} out of range for {nargs} positional arguments")
+    return nums
+
+
+def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
+    """Transform ``f`` into a function returning ``(value, gradient)``.
+
+    ``f`` must return a real scalar (or ``(scalar, aux)`` with ``has_aux``; then the result
+    is ``((value, aux), gradient)``). The gradient has the structure of the argument at
+    ``argnums`` (a tuple of them when ``argnums`` is a tuple).
+
+    >>> import fnet
+    >>> value, g = fnet.value_and_grad(lambda x: x ** 3)(2.0)
+    >>> float(value), float(g)
+    (8.0, 12.0)
+    """
+
+    @functools.wraps(f)
+    def value_and_grad_f(*args, **kwargs):
+        nums = _argnums(argnums, len(args), "grad")
+
+        def partial(*diff_args):
+            full = list(args)
+            for n, a in zip(nums, diff_args):
+                full[n] = a
+            return f(*full, **kwargs)
+
+        results = vjp(partial, *(args[n] for n in nums), has_aux=has_aux)
+        out, pullback = results[0], results[1]
+        _check_scalar(out, f)
+        grads = pullback(backend.xp(out).ones_like(unbox_all(out)))
+        grads = grads[0] if isinstance(argnums, int) else grads
+        if has_aux:
+            return (out, results[2]), grads
+        return out, grads
+
+    return value_and_grad_f
+
+
+def _check_scalar(out, f):
+    value = unbox_all(out)
+    name = getattr(f, "__name__", "function")
+    if not backend.is_array(value) or value.shape != () or value.dtype.kind != "f":
+        what = message("grad", "", {"output": value}).split("\n", 1)[-1]
+        raise NonDifferentiableError(
+            f"grad: the differentiated function ('{name}') must return a real scalar, got "
+            f"{'a non-array ' + type(value).__name__ if not backend.is_array(value) else 'this'}\n"
+            f"{what}\n"
+            "  hint: reduce it to a scalar first, e.g. fnet.ops.sum(y) or y.mean(); "
+            "for non-scalar outputs use fnet.vjp or fnet.jacobian"
+        )
+
+
+def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
+    """Transform ``f`` into a function returning its gradient (see ``value_and_grad``).
+
+    >>> import fnet
+    >>> float(fnet.grad(fnet.ops.tanh)(0.0))
+    1.0
+    """
+    vg = value_and_grad(f, argnums, has_aux)
+
+    @functools.wraps(f)
+    def grad_f(*args, **kwargs):
+        value, g = vg(*args, **kwargs)
+        return (g, value[1]) if has_aux else g
+
+    return grad_f
+
+
+def jacobian(f: Callable, argnums: int = 0) -> Callable:
+    """Transform ``f`` (array to array) into its Jacobian, of shape ``out.shape + in.shape``.
+
+    Computed in reverse mode, one pullback per output element.
+
+    >>> import numpy, fnet
+    >>> fnet.jacobian(lambda x: x * x)(numpy.array([1.0, 2.0]))
+    array([[2., 0.],
+           [0., 4.]])
+    """
+
+    @functools.wraps(f)
+    def jacobian_f(*args, **kwargs):
+        def partial(x):
+            full = list(args)
+            full[argnums] = x
+            return f(*full, **kwargs)
+
+        x = args[argnums]
+        out, pullback = vjp(partial, x)
+        from .. import ops  # the ops package builds on this module
+
+        raw_out = unbox_all(out)
+        xp = backend.xp(raw_out)
+        rows = []
+        for i in range(raw_out.size):
+            seed = xp.zeros(raw_out.size, dtype=raw_out.dtype)
+            seed[i] = 1
+            rows.append(pullback(seed.reshape(raw_out.shape))[0])
+        in_shape = numpy.shape(unbox_all(_as_input(x, "jacobian", ())))
+        if not rows:
+            return xp.zeros(raw_out.shape + in_shape, dtype=raw_out.dtype)
+        return ops.reshape(ops.stack(rows), raw_out.shape + in_shape)
+
+    return jacobian_f
+
+
+def hessian(f: Callable, argnums: int = 0) -> Callable:
+    """The Hessian of a scalar function, as the Jacobian of its gradient (reverse over reverse).
+
+    >>> import numpy, fnet
+    >>> A = numpy.array([[2.0, 1.0], [1.0, 3.0]])
+    >>> fnet.hessian(lambda x: x @ A @ x / 2)(numpy.ones(2))
+    array([[2., 1.],
+           [1., 3.]])
+    """
+    return jacobian(grad(f, argnums), argnums)
+
+
+def stop_gradient(x):
+    """The value of ``x`` (any pytree) with no gradient flowing through it.
+
+    >>> import fnet
+    >>> float(fnet.grad(lambda x: x * fnet.stop_gradient(x))(3.0))
+    3.0
+    """
+    return _tree.map(unbox_all, x)

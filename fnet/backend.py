@@ -1,0 +1,180 @@
+"""Array backends: NumPy on the CPU, CuPy on NVIDIA GPUs (when installed).
+
+``xp(*arrays)`` picks the array module of the operands, so each primitive is written once for
+both. Devices are small value objects (``@numpy``, ``@cupy:0``) that move pytrees of arrays.
+Nothing imports CuPy unless it is installed and asked for.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import importlib.util
+
+import attrs
+import numpy
+
+from . import tree as _tree
+
+__all__ = [
+    "xp",
+    "cupy_available",
+    "is_array",
+    "Device",
+    "CpuDevice",
+    "GpuDevice",
+    "get_device",
+    "get_device_from_array",
+    "to_device",
+    "to_cpu",
+    "using_device",
+    "current_device",
+]
+
+_cupy = None
+_cupy_checked = False
+
+
+def _load_cupy():
+    """The cupy module if it is installed and sees a device, else None (checked once)."""
+    global _cupy, _cupy_checked
+    if not _cupy_checked:
+        _cupy_checked = True
+        if importlib.util.find_spec("cupy") is not None:
+            try:
+                import cupy
+
+                if cupy.cuda.runtime.getDeviceCount() > 0:
+                    _cupy = cupy
+            except Exception:  # a broken CUDA install means: no GPU backend
+                _cupy = None
+    return _cupy
+
+
+def cupy_available() -> bool:
+    """Whether CuPy is installed and a CUDA device is visible."""
+    return _load_cupy() is not None
+
+
+def xp(*arrays):
+    """The array module (numpy or cupy) of the given operands; numpy when none is a GPU array."""
+    for a in arrays:
+        a = getattr(a, "value", a)  # look through tracers
+        if type(a) is not numpy.ndarray and type(a).__module__.startswith("cupy"):
+            return _load_cupy()
+    return numpy
+
+
+def is_array(x) -> bool:
+    """Whether ``x`` is a NumPy or CuPy array (NumPy scalars, which act as 0-d arrays, count)."""
+    return isinstance(x, (numpy.ndarray, numpy.generic)) or type(x).__module__.startswith("cupy")
+
+
+@attrs.frozen
+class Device:
+    """Where arrays live. ``xp`` is its array module; ``send`` moves one array there."""
+
+    def send(self, array):  # pragma: no cover - overridden
+        raise TypeError(f"{self!r} cannot hold arrays")
+
+
+@attrs.frozen
+class CpuDevice(Device):
+    """The host, with NumPy arrays."""
+
+    @property
+    def xp(self):
+        return numpy
+
+    def send(self, array):
+        if isinstance(array, numpy.ndarray) or numpy.isscalar(array):
+            return array
+        if hasattr(array, "get"):  # a cupy array
+            return array.get()
+        return numpy.asarray(array)
+
+    def __str__(self):
+        return "@numpy"
+
+
+@attrs.frozen
+class GpuDevice(Device):
+    """A CUDA device, with CuPy arrays."""
+
+    id: int = 0
+
+    @property
+    def xp(self):
+        cupy = _load_cupy()
+        if cupy is None:
+            raise RuntimeError(
+                f"{self}: CuPy with a CUDA device is not available; "
+                "install the 'cuda' extra (pip install fnet[cuda]) on a machine with a GPU"
+            )
+        return cupy
+
+    def send(self, array):
+        cupy = self.xp
+        with cupy.cuda.Device(self.id):
+            return cupy.asarray(array)
+
+    def __str__(self):
+        return f"@cupy:{self.id}"
+
+
+CPU = CpuDevice()
+_current: contextvars.ContextVar[Device] = contextvars.ContextVar("fnet_device", default=CPU)
+
+
+def get_device(spec) -> Device:
+    """A device from a spec: a Device, ``'@numpy'``, ``'@cupy:0'``, ``'cpu'``, or a GPU id (int, -1 is CPU)."""
+    if isinstance(spec, Device):
+        return spec
+    if spec is None or spec == -1 or spec in ("@numpy", "cpu", "numpy"):
+        return CPU
+    if isinstance(spec, int):
+        return GpuDevice(spec)
+    if isinstance(spec, str) and spec.startswith("@cupy"):
+        _, _, ident = spec.partition(":")
+        return GpuDevice(int(ident or 0))
+    raise ValueError(
+        f"get_device: unknown device spec {spec!r}; use '@numpy', '@cupy:N', a GPU id, or -1 for the CPU"
+    )
+
+
+def get_device_from_array(array) -> Device:
+    """The device an array lives on."""
+    if xp(array) is numpy:
+        return CPU
+    return GpuDevice(array.device.id)
+
+
+def current_device() -> Device:
+    """The device chosen by the innermost ``using_device`` (the CPU by default)."""
+    return _current.get()
+
+
+@contextlib.contextmanager
+def using_device(spec):
+    """Make a device current within a ``with`` block (and, for GPUs, CuPy's current device)."""
+    device = get_device(spec)
+    token = _current.set(device)
+    try:
+        if isinstance(device, GpuDevice):
+            with device.xp.cuda.Device(device.id):
+                yield device
+        else:
+            yield device
+    finally:
+        _current.reset(token)
+
+
+def to_device(tree, device):
+    """Move every array leaf of a pytree to ``device``; other leaves are kept as they are."""
+    device = get_device(device)
+    return _tree.map(lambda x: device.send(x) if is_array(x) else x, tree)
+
+
+def to_cpu(tree):
+    """Move every array leaf of a pytree to the host (NumPy)."""
+    return to_device(tree, CPU)

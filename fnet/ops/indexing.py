@@ -1,0 +1,117 @@
+"""Indexing: ``getitem`` (basic and advanced) and its adjoint ``scatter_add``, a closed pair."""
+
+from __future__ import annotations
+
+import numpy
+
+from .. import backend
+from ..autodiff import primitive
+from ..autodiff.tracer import unbox_all
+from ..errors import ShapeError, message
+from .shape import _shape, ravel, sum_to
+
+__all__ = ["getitem", "scatter_add", "take"]
+
+
+def _normalize_index(index) -> tuple:
+    """A tuple index of ints, slices, None, Ellipsis and integer arrays (masks become arrays)."""
+    if not isinstance(index, tuple):
+        index = (index,)
+    out = []
+    for item in index:
+        item = unbox_all(item)
+        if isinstance(item, list):
+            item = numpy.asarray(item)
+        if backend.is_array(item) and item.dtype == bool:
+            out.extend(item.nonzero())
+        elif backend.is_array(item) and item.dtype.kind not in "iu":
+            raise IndexError(
+                f"getitem: index arrays must be integers or booleans, got {item.dtype}\n"
+                "  hint: convert with .astype(numpy.int64)"
+            )
+        else:
+            out.append(item)
+    return tuple(out)
+
+
+def _is_basic(index: tuple) -> bool:
+    return all(
+        item is None or item is Ellipsis or isinstance(item, (int, slice, numpy.integer)) for item in index
+    )
+
+
+@primitive
+def _getitem(x, *, index):
+    return x[index]
+
+
+@_getitem.defvjp
+def _getitem_vjp(g, ans, x, *, index):
+    value = unbox_all(x)
+    return _scatter_add(backend.xp(value).zeros_like(value), g, index=index)
+
+
+@_getitem.defexplain
+def _explain_getitem(error, x, *, index):
+    if isinstance(error, IndexError):
+        return IndexError(
+            message(
+                "getitem",
+                f"index {index!r} does not fit: {error}",
+                {"x": x},
+                "check each index against x.shape",
+            )
+        )
+    return None
+
+
+def getitem(x, index):
+    """``x[index]`` for basic and advanced NumPy indexing; the gradient scatters back."""
+    return _getitem(x, index=_normalize_index(index))
+
+
+@primitive
+def _scatter_add(a, values, *, index):
+    out = a.copy()
+    if _is_basic(index):
+        out[index] += values
+    elif backend.xp(out) is numpy:
+        numpy.add.at(out, index, values)
+    else:  # pragma: no cover - needs a GPU
+        import cupyx
+
+        cupyx.scatter_add(out, index, values)
+    return out
+
+
+_scatter_add.defvjp(
+    lambda g, ans, a, values, *, index: g,
+    lambda g, ans, a, values, *, index: sum_to(_getitem(g, index=index), _shape(values)),
+)
+
+
+@_scatter_add.defexplain
+def _explain_scatter_add(error, a, values, *, index):
+    return ShapeError(
+        message(
+            "scatter_add",
+            f"values do not fit a[index] for index {index!r}: {error}",
+            {"a": a, "values": values},
+            "values must broadcast to the shape of a[index]",
+        )
+    )
+
+
+def scatter_add(a, index, values):
+    """A copy of ``a`` with ``values`` added at ``index``; repeated indices accumulate."""
+    return _scatter_add(a, values, index=_normalize_index(index))
+
+
+def take(a, indices, axis=None):
+    """Elements of ``a`` at ``indices`` along ``axis`` (of the flattened array if None)."""
+    indices = numpy.asarray(unbox_all(indices)) if isinstance(indices, list) else unbox_all(indices)
+    if axis is None:
+        return getitem(ravel(a), indices)
+    ndim = len(_shape(a))
+    axis = axis % ndim if -ndim <= axis < ndim else axis
+    return getitem(a, (slice(None),) * axis + (indices,))

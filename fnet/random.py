@@ -1,0 +1,104 @@
+"""Explicit, pure randomness: a key is a small array; the same key always gives the same numbers.
+
+Keys are split, never mutated, so a function given a key is a pure function of it.
+
+>>> from fnet import random
+>>> key = random.key(0)
+>>> k1, k2 = random.split(key)
+>>> bool((random.normal(k1, (3,)) == random.normal(k1, (3,))).all())
+True
+"""
+
+from __future__ import annotations
+
+import numpy
+
+from . import backend
+
+__all__ = ["key", "split", "fold_in", "normal", "uniform", "bernoulli", "randint", "permutation", "choice"]
+
+_KEY_WORDS = 4
+
+
+def key(seed: int):
+    """A key from an integer seed."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, numpy.integer)):
+        raise TypeError(f"random.key: seed must be an int, got {type(seed).__name__}")
+    return numpy.random.SeedSequence(int(seed)).generate_state(_KEY_WORDS)
+
+
+def _check(k, op: str):
+    k = numpy.asarray(backend.to_cpu(k))
+    if k.shape != (_KEY_WORDS,) or k.dtype != numpy.uint32:
+        raise TypeError(
+            f"random.{op}: expected a key (uint32[{_KEY_WORDS}]) from random.key or random.split, "
+            f"got {k.dtype}[{', '.join(map(str, k.shape))}]"
+        )
+    return k
+
+
+def split(k, num: int = 2):
+    """``num`` new independent keys from ``k`` (``k`` itself should not be used again)."""
+    k = _check(k, "split")
+    return [fold_in(k, i) for i in range(num)]
+
+
+def fold_in(k, data: int):
+    """A new key from ``k`` and an integer (e.g. a step number)."""
+    k = _check(k, "fold_in")
+    return numpy.random.SeedSequence([int(w) for w in k] + [int(data)]).generate_state(_KEY_WORDS)
+
+
+def _generator(k, op: str) -> numpy.random.Generator:
+    return numpy.random.Generator(numpy.random.PCG64(numpy.random.SeedSequence([int(w) for w in _check(k, op)])))
+
+
+def _shape(shape) -> tuple:
+    return (shape,) if isinstance(shape, int) else tuple(shape)
+
+
+def _on(device, array):
+    return array if device is None else backend.get_device(device).send(array)
+
+
+def normal(k, shape=(), dtype=numpy.float32, mean=0.0, stddev=1.0, device=None):
+    """Normally distributed samples."""
+    dtype = numpy.dtype(dtype)
+    sample = _generator(k, "normal").standard_normal(_shape(shape), dtype=numpy.float64)
+    return _on(device, (sample * stddev + mean).astype(dtype))
+
+
+def uniform(k, shape=(), dtype=numpy.float32, low=0.0, high=1.0, device=None):
+    """Samples uniform on ``[low, high)``."""
+    sample = _generator(k, "uniform").uniform(low, high, _shape(shape))
+    return _on(device, sample.astype(dtype))
+
+
+def bernoulli(k, p=0.5, shape=None, device=None):
+    """Boolean samples that are True with probability ``p`` (broadcast to ``shape``)."""
+    p = numpy.asarray(backend.to_cpu(p))
+    shape = p.shape if shape is None else _shape(shape)
+    return _on(device, _generator(k, "bernoulli").random(shape) < p)
+
+
+def randint(k, shape, low: int, high: int, dtype=numpy.int64, device=None):
+    """Integers uniform on ``[low, high)``."""
+    return _on(device, _generator(k, "randint").integers(low, high, _shape(shape), dtype=dtype))
+
+
+def permutation(k, x, device=None):
+    """A permutation of ``range(x)`` for an int ``x``, or of ``x`` along its first axis."""
+    gen = _generator(k, "permutation")
+    if isinstance(x, (int, numpy.integer)):
+        return _on(device, gen.permutation(int(x)))
+    return x[backend.xp(x).asarray(gen.permutation(len(x)))]
+
+
+def choice(k, a, shape=(), replace: bool = True, p=None, device=None):
+    """Samples from ``range(a)`` (an int) or from the elements of 1-D ``a``, optionally weighted."""
+    gen = _generator(k, "choice")
+    p = None if p is None else backend.to_cpu(p)
+    if isinstance(a, (int, numpy.integer)):
+        return _on(device, gen.choice(int(a), _shape(shape), replace=replace, p=p))
+    index = gen.choice(len(a), _shape(shape), replace=replace, p=p)
+    return a[backend.xp(a).asarray(index)]

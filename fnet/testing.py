@@ -1,0 +1,132 @@
+"""Checking derivatives against central differences, and comparing arrays and trees in tests.
+
+>>> import numpy, fnet
+>>> check_grads(fnet.ops.tanh, (numpy.array([0.3, -1.2]),), order=2)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy
+
+from . import backend
+from . import tree as _tree
+from .autodiff import vjp
+
+__all__ = ["check_grads", "check_vjp", "numerical_jvp", "assert_allclose", "tree_allclose"]
+
+
+def _is_float(x) -> bool:
+    return backend.is_array(x) and x.dtype.kind in "fc"
+
+
+def _random_like(tree, rng: numpy.random.RandomState):
+    def draw(x):
+        if not _is_float(x):
+            return None
+        sample = rng.standard_normal(numpy.shape(x)).astype(x.dtype)
+        return backend.xp(x).asarray(sample)
+
+    return _tree.map(draw, tree)
+
+
+def _is_none(x) -> bool:
+    return x is None
+
+
+def _vdot(a, b) -> float:
+    total = 0.0
+    for x, y in zip(_tree.leaves(a, _is_none), _tree.leaves(b, _is_none)):
+        if x is not None and y is not None:
+            total += float(numpy.sum(backend.to_cpu(x) * backend.to_cpu(y)))
+    return total
+
+
+def numerical_jvp(f: Callable, args: Sequence, tangents: Sequence, eps: float = 1e-5):
+    """The directional derivative of ``f`` at ``args`` along ``tangents``, by central differences."""
+
+    def shifted(sign):
+        return _tree.map(
+            lambda a, t: a if t is None else a + sign * eps * t, args, tangents, is_leaf=_is_none
+        )
+
+    plus, minus = f(*shifted(1.0)), f(*shifted(-1.0))
+    return _tree.map(lambda p, m: (p - m) / (2 * eps), plus, minus)
+
+
+def check_vjp(
+    f: Callable,
+    args: Sequence,
+    *,
+    eps: float = 1e-5,
+    rtol: float = 1e-4,
+    atol: float = 1e-6,
+    seed: int = 0,
+    directions: int = 2,
+) -> None:
+    """Assert that ``f``'s VJP agrees with central differences along random directions.
+
+    For random ``v`` (like ``args``) and ``u`` (like the output), ``<u, J v>`` from finite
+    differences must match ``<vjp(u), v>``. Use float64 arguments.
+    """
+    rng = numpy.random.RandomState(seed)
+    args = tuple(args)
+    out, pullback = vjp(f, *args)
+    for _ in range(directions):
+        v = _random_like(args, rng)
+        u = _random_like(out, rng)
+        expected = _vdot(u, numerical_jvp(f, args, v, eps))
+        actual = _vdot(pullback(u), v)
+        if not numpy.isclose(actual, expected, rtol=rtol, atol=atol):
+            name = getattr(f, "__name__", repr(f))
+            raise AssertionError(
+                f"check_vjp: the VJP of {name} disagrees with central differences: "
+                f"<vjp(u), v> = {actual!r}, numerical <u, J v> = {expected!r} "
+                f"(|diff| = {abs(actual - expected):.3g}, rtol={rtol}, atol={atol})"
+            )
+
+
+def check_grads(
+    f: Callable,
+    args: Sequence,
+    order: int = 2,
+    *,
+    eps: float = 1e-5,
+    rtol: float = 1e-4,
+    atol: float = 1e-6,
+    seed: int = 0,
+) -> None:
+    """Check ``f``'s derivatives up to ``order`` against central differences (float64 args).
+
+    Order 2 checks the VJP of the function ``args -> vjp(f, *args)(u)`` for a fixed random
+    ``u``: the derivative of the backward pass itself, which is what double backprop uses.
+    """
+    args = tuple(args)
+    check_vjp(f, args, eps=eps, rtol=rtol, atol=atol, seed=seed)
+    if order > 1:
+        out = f(*args)
+        u = _random_like(out, numpy.random.RandomState(seed + 1))
+
+        def pulled_back(*xs):
+            return vjp(f, *xs)[1](u)
+
+        pulled_back.__name__ = f"vjp({getattr(f, '__name__', 'f')})"
+        check_grads(pulled_back, args, order - 1, eps=eps, rtol=rtol, atol=atol, seed=seed + 2)
+
+
+def assert_allclose(actual, desired, rtol: float = 1e-7, atol: float = 0.0, err_msg: str = "") -> None:
+    """``numpy.testing.assert_allclose`` that also accepts CuPy arrays."""
+    numpy.testing.assert_allclose(
+        backend.to_cpu(actual), backend.to_cpu(desired), rtol=rtol, atol=atol, err_msg=err_msg
+    )
+
+
+def tree_allclose(a, b, rtol: float = 1e-7, atol: float = 0.0) -> bool:
+    """Whether two pytrees have the same structure and close leaves."""
+    leaves_a, struct_a = _tree.flatten(a)
+    leaves_b, struct_b = _tree.flatten(b)
+    return struct_a == struct_b and all(
+        numpy.allclose(backend.to_cpu(x), backend.to_cpu(y), rtol=rtol, atol=atol)
+        for x, y in zip(leaves_a, leaves_b)
+    )
