@@ -1,16 +1,14 @@
 """Benchmark cases written in Chainer (run by worker.py in .venvs/chainer)."""
 
-import numpy as np
 import chainer
 import chainer.functions as F
 import chainer.links as L
-
+import numpy as np
 from shared import GP_LAMBDA, LR, SCALE, n_layers, op_sequence
 
 
 def init(threads):
-    return {"version": "chainer %s, numpy %s"
-            % (chainer.__version__, np.__version__)}
+    return {"version": f"chainer {chainer.__version__}, numpy {np.__version__}"}
 
 
 def to_numpy(result):
@@ -21,10 +19,11 @@ class MLP(chainer.ChainList):
     """Linear layers from the shared (out, in) weights, ``act`` between."""
 
     def __init__(self, data, act):
-        super().__init__(*[
-            L.Linear(data["W%d" % i].shape[1], data["W%d" % i].shape[0],
-                     initialW=data["W%d" % i], initial_bias=data["b%d" % i])
-            for i in range(n_layers(data))])
+        layers = []
+        for i in range(n_layers(data)):
+            W, b = data[f"W{i}"], data[f"b{i}"]
+            layers.append(L.Linear(W.shape[1], W.shape[0], initialW=W, initial_bias=b))
+        super().__init__(*layers)
         self.act = act
 
     def forward(self, x):
@@ -35,8 +34,7 @@ class MLP(chainer.ChainList):
 
 
 def per_op(data):
-    fns = {"sin": F.sin, "tanh": F.tanh, "exp": F.exp,
-           "scale": lambda y: y * SCALE}
+    fns = {"sin": F.sin, "tanh": F.tanh, "exp": F.exp, "scale": lambda y: y * SCALE}
     seq = [fns[name] for name in op_sequence()]
     x = chainer.Variable(data["x"])
 
@@ -77,7 +75,7 @@ def grad_penalty(data):
 
     def step():
         out = model(x)
-        gx, = chainer.grad([F.sum(out)], [x], enable_double_backprop=True)
+        (gx,) = chainer.grad([F.sum(out)], [x], enable_double_backprop=True)
         norm = F.sqrt(F.sum(gx * gx, axis=1))
         loss = F.mean(out) + GP_LAMBDA * F.mean((norm - 1.0) ** 2)
         # Gradients w.r.t. the weights only (not x), set as param.grad.

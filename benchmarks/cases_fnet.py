@@ -1,15 +1,14 @@
 """Benchmark cases written in fnet (run by worker.py in this interpreter)."""
 
 import numpy as np
+from shared import GP_LAMBDA, LR, SCALE, n_layers, op_sequence
+
 import fnet
 import fnet.ops as fo
 
-from shared import GP_LAMBDA, LR, SCALE, n_layers, op_sequence
-
 
 def init(threads):
-    return {"version": "fnet %s, numpy %s"
-            % (getattr(fnet, "__version__", "dev"), np.__version__)}
+    return {"version": f"fnet {getattr(fnet, '__version__', 'dev')}, numpy {np.__version__}"}
 
 
 def to_numpy(result):
@@ -18,15 +17,16 @@ def to_numpy(result):
 
 def mlp_params(data):
     """Nested dict {"l0": {"W": (in, out), "b": (out,)}, ...}."""
-    return {"l%d" % i: {"W": np.ascontiguousarray(data["W%d" % i].T),
-                        "b": data["b%d" % i]}
-            for i in range(n_layers(data))}
+    return {
+        f"l{i}": {"W": np.ascontiguousarray(data[f"W{i}"].T), "b": data[f"b{i}"]}
+        for i in range(n_layers(data))
+    }
 
 
 def mlp(params, x, act):
     n = len(params)
     for i in range(n):
-        p = params["l%d" % i]
+        p = params[f"l{i}"]
         x = x @ p["W"] + p["b"]
         if i < n - 1:
             x = act(x)
@@ -42,8 +42,7 @@ def relu(x):
 
 
 def per_op(data):
-    fns = {"sin": fo.sin, "tanh": fo.tanh, "exp": fo.exp,
-           "scale": lambda y: y * SCALE}
+    fns = {"sin": fo.sin, "tanh": fo.tanh, "exp": fo.exp, "scale": lambda y: y * SCALE}
     seq = [fns[name] for name in op_sequence()]
     x = data["x"]
 
@@ -81,7 +80,7 @@ def mlp_step(data):
 
 def grad_penalty(data):
     x = data["x"]
-    out_size = x.shape[0] * data["b%d" % (n_layers(data) - 1)].shape[0]
+    out_size = x.shape[0] * data[f"b{n_layers(data) - 1}"].shape[0]
 
     def sum_out(params, x):
         return fo.sum(mlp(params, x, fo.tanh))

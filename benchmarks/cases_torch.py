@@ -3,16 +3,16 @@
 import numpy as np
 import torch
 import torch.nn.functional as F
-
 from shared import GP_LAMBDA, LR, SCALE, n_layers, op_sequence
 
 
 def init(threads):
     torch.set_num_threads(threads)
     torch.set_num_interop_threads(threads)
-    return {"version": "torch %s, numpy %s"
-            % (torch.__version__, np.__version__),
-            "torch_threads": torch.get_num_threads()}
+    return {
+        "version": f"torch {torch.__version__}, numpy {np.__version__}",
+        "torch_threads": torch.get_num_threads(),
+    }
 
 
 def to_numpy(result):
@@ -26,7 +26,7 @@ class MLP(torch.nn.Module):
         super().__init__()
         layers = []
         for i in range(n_layers(data)):
-            W, b = data["W%d" % i], data["b%d" % i]
+            W, b = data[f"W{i}"], data[f"b{i}"]
             layer = torch.nn.Linear(W.shape[1], W.shape[0])
             with torch.no_grad():
                 layer.weight.copy_(torch.from_numpy(W))
@@ -42,8 +42,7 @@ class MLP(torch.nn.Module):
 
 
 def per_op(data):
-    fns = {"sin": torch.sin, "tanh": torch.tanh, "exp": torch.exp,
-           "scale": lambda y: y * SCALE}
+    fns = {"sin": torch.sin, "tanh": torch.tanh, "exp": torch.exp, "scale": lambda y: y * SCALE}
     seq = [fns[name] for name in op_sequence()]
     x = torch.from_numpy(data["x"]).requires_grad_()
 
@@ -83,7 +82,7 @@ def grad_penalty(data):
 
     def step():
         out = model(x)
-        gx, = torch.autograd.grad(out.sum(), x, create_graph=True)
+        (gx,) = torch.autograd.grad(out.sum(), x, create_graph=True)
         norm = (gx * gx).sum(1).sqrt()
         loss = out.mean() + GP_LAMBDA * ((norm - 1.0) ** 2).mean()
         opt.zero_grad()

@@ -37,22 +37,26 @@ def op_sequence():
     return [OP_CYCLE[i % len(OP_CYCLE)] for i in range(N_OPS)]
 
 
+def _sizes(sizes):
+    return "-".join(map(str, sizes))
+
+
 # name -> (unit shown, factor turning seconds-per-rep into that unit, text)
 CASES = {
     "per_op": (
-        "us/op", 1e6 / N_OPS,
-        "fwd+bwd of %d elementwise ops on a (%d,) float32 vector"
-        % (N_OPS, PER_OP_SIZE),
+        "us/op",
+        1e6 / N_OPS,
+        f"fwd+bwd of {N_OPS} elementwise ops on a ({PER_OP_SIZE},) float32 vector",
     ),
     "mlp_step": (
-        "ms/step", 1e3,
-        "%s ReLU MLP, softmax CE, batch %d, SGD step"
-        % ("-".join(map(str, MLP_SIZES)), MLP_BATCH),
+        "ms/step",
+        1e3,
+        f"{_sizes(MLP_SIZES)} ReLU MLP, softmax CE, batch {MLP_BATCH}, SGD step",
     ),
     "grad_penalty": (
-        "ms/step", 1e3,
-        "%s tanh MLP, batch %d, mean(out) + %g*GP, double backprop + SGD"
-        % ("-".join(map(str, GP_SIZES)), GP_BATCH, GP_LAMBDA),
+        "ms/step",
+        1e3,
+        f"{_sizes(GP_SIZES)} tanh MLP, batch {GP_BATCH}, mean(out) + {GP_LAMBDA:g}*GP, double backprop + SGD",
     ),
 }
 
@@ -61,10 +65,8 @@ def _layers(rng, sizes):
     """Weights in (out, in) layout (Chainer/PyTorch Linear convention)."""
     arrays = {}
     for i, (n_in, n_out) in enumerate(zip(sizes[:-1], sizes[1:])):
-        arrays["W%d" % i] = (rng.standard_normal((n_out, n_in))
-                             / np.sqrt(n_in)).astype(np.float32)
-        arrays["b%d" % i] = (0.1 * rng.standard_normal(n_out)).astype(
-            np.float32)
+        arrays[f"W{i}"] = (rng.standard_normal((n_out, n_in)) / np.sqrt(n_in)).astype(np.float32)
+        arrays[f"b{i}"] = (0.1 * rng.standard_normal(n_out)).astype(np.float32)
     return arrays
 
 
@@ -75,14 +77,12 @@ def make_data(case):
         return {"x": rng.standard_normal(PER_OP_SIZE).astype(np.float32)}
     if case == "mlp_step":
         data = _layers(rng, MLP_SIZES)
-        data["x"] = rng.standard_normal(
-            (MLP_BATCH, MLP_SIZES[0])).astype(np.float32)
+        data["x"] = rng.standard_normal((MLP_BATCH, MLP_SIZES[0])).astype(np.float32)
         data["t"] = rng.integers(0, MLP_SIZES[-1], MLP_BATCH).astype(np.int32)
         return data
     if case == "grad_penalty":
         data = _layers(rng, GP_SIZES)
-        data["x"] = rng.standard_normal(
-            (GP_BATCH, GP_SIZES[0])).astype(np.float32)
+        data["x"] = rng.standard_normal((GP_BATCH, GP_SIZES[0])).astype(np.float32)
         return data
     raise KeyError(case)
 

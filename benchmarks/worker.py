@@ -37,8 +37,13 @@ import sys
 import time
 import traceback
 
-THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
-               "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
+THREAD_VARS = (
+    "OMP_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "NUMEXPR_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS",
+)
 
 
 def set_thread_env(threads):
@@ -70,6 +75,7 @@ class Worker:
 
     def setup(self, case, data, warmup):
         import numpy as np
+
         t0 = time.perf_counter()
         with np.load(data) as f:
             arrays = {k: f[k] for k in f.files}
@@ -87,9 +93,12 @@ class Worker:
         self.steps[case] = step
         # The first warm-up repetitions may still be cold: estimate from
         # the second half.
-        return {"probe": probe, "dtype": dtype,
-                "est": median(times[len(times) // 2:]),
-                "setup_s": time.perf_counter() - t0}
+        return {
+            "probe": probe,
+            "dtype": dtype,
+            "est": median(times[len(times) // 2 :]),
+            "setup_s": time.perf_counter() - t0,
+        }
 
     def time(self, case, reps):
         step = self.steps[case]
@@ -135,12 +144,11 @@ def main():
             if cmd == "quit":
                 break
             if cmd == "setup":
-                res = worker.setup(req["case"], req["data"],
-                                   float(req.get("warmup", 0.5)))
+                res = worker.setup(req["case"], req["data"], float(req.get("warmup", 0.5)))
             elif cmd == "time":
                 res = worker.time(req["case"], int(req["reps"]))
             else:
-                raise ValueError("unknown command %r" % cmd)
+                raise ValueError(f"unknown command {cmd!r}")
             res["ok"] = True
         except Exception:
             res = {"ok": False, "error": traceback.format_exc()}

@@ -59,7 +59,8 @@ def cupy_available() -> bool:
 def xp(*arrays):
     """The array module (numpy or cupy) of the given operands; numpy when none is a GPU array."""
     for a in arrays:
-        a = getattr(a, "value", a)  # look through tracers
+        while hasattr(a, "record"):  # look through tracers, of every level
+            a = a.value
         if type(a) is not numpy.ndarray and type(a).__module__.startswith("cupy"):
             return _load_cupy()
     return numpy
@@ -127,16 +128,19 @@ _current: contextvars.ContextVar[Device] = contextvars.ContextVar("fnet_device",
 
 
 def get_device(spec) -> Device:
-    """A device from a spec: a Device, ``'@numpy'``, ``'@cupy:0'``, ``'cpu'``, or a GPU id (int, -1 is CPU)."""
+    """A device from a spec: a Device, ``'@numpy'``, ``'@cupy:0'``, ``'cpu'``, or a GPU id (-1: CPU)."""
     if isinstance(spec, Device):
         return spec
-    if spec is None or spec == -1 or spec in ("@numpy", "cpu", "numpy"):
+    if isinstance(spec, bool):
+        raise TypeError(f"get_device: a device spec cannot be a bool, got {spec!r}")
+    if spec is None or (isinstance(spec, str) and spec in ("@numpy", "cpu", "numpy")):
         return CPU
-    if isinstance(spec, int):
-        return GpuDevice(spec)
+    if isinstance(spec, (int, numpy.integer)):
+        return CPU if spec == -1 else GpuDevice(int(spec))
     if isinstance(spec, str) and spec.startswith("@cupy"):
-        _, _, ident = spec.partition(":")
-        return GpuDevice(int(ident or 0))
+        ident = spec[len("@cupy:") :]
+        if spec == "@cupy" or (spec.startswith("@cupy:") and ident.isdigit()):
+            return GpuDevice(int(ident or 0))
     raise ValueError(
         f"get_device: unknown device spec {spec!r}; use '@numpy', '@cupy:N', a GPU id, or -1 for the CPU"
     )

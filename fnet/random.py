@@ -24,6 +24,8 @@ def key(seed: int):
     """A key from an integer seed."""
     if isinstance(seed, bool) or not isinstance(seed, (int, numpy.integer)):
         raise TypeError(f"random.key: seed must be an int, got {type(seed).__name__}")
+    if seed < 0:
+        raise ValueError(f"random.key: seed must be non-negative, got {seed}")
     return numpy.random.SeedSequence(int(seed)).generate_state(_KEY_WORDS)
 
 
@@ -39,18 +41,26 @@ def _check(k, op: str):
 
 def split(k, num: int = 2):
     """``num`` new independent keys from ``k`` (``k`` itself should not be used again)."""
-    k = _check(k, "split")
-    return [fold_in(k, i) for i in range(num)]
+    words = [int(w) for w in _check(k, "split")]
+    return [numpy.random.SeedSequence(words + [i]).generate_state(_KEY_WORDS) for i in range(num)]
+
+
+_FOLD_IN_TAG = 0x666F6C64  # a different entropy length, so fold_in(k, i) never equals split(k)[i]
 
 
 def fold_in(k, data: int):
     """A new key from ``k`` and an integer (e.g. a step number)."""
     k = _check(k, "fold_in")
-    return numpy.random.SeedSequence([int(w) for w in k] + [int(data)]).generate_state(_KEY_WORDS)
+    if int(data) < 0:
+        raise ValueError(f"random.fold_in: data must be a non-negative int, got {data}")
+    entropy = [int(w) for w in k] + [int(data), _FOLD_IN_TAG]
+    return numpy.random.SeedSequence(entropy).generate_state(_KEY_WORDS)
 
 
 def _generator(k, op: str) -> numpy.random.Generator:
-    return numpy.random.Generator(numpy.random.PCG64(numpy.random.SeedSequence([int(w) for w in _check(k, op)])))
+    return numpy.random.Generator(
+        numpy.random.PCG64(numpy.random.SeedSequence([int(w) for w in _check(k, op)]))
+    )
 
 
 def _shape(shape) -> tuple:
@@ -70,8 +80,12 @@ def normal(k, shape=(), dtype=numpy.float32, mean=0.0, stddev=1.0, device=None):
 
 def uniform(k, shape=(), dtype=numpy.float32, low=0.0, high=1.0, device=None):
     """Samples uniform on ``[low, high)``."""
-    sample = _generator(k, "uniform").uniform(low, high, _shape(shape))
-    return _on(device, sample.astype(dtype))
+    dtype = numpy.dtype(dtype)
+    sample = _generator(k, "uniform").uniform(low, high, _shape(shape)).astype(dtype)
+    if dtype.kind == "f":  # rounding to a narrower dtype can reach ``high``: keep [low, high)
+        top = numpy.nextafter(numpy.asarray(high, dtype), numpy.asarray(low, dtype))
+        sample = numpy.minimum(sample, top).astype(dtype, copy=False)
+    return _on(device, sample)
 
 
 def bernoulli(k, p=0.5, shape=None, device=None):

@@ -13,11 +13,13 @@ import numpy
 from . import backend
 from . import tree as _tree
 from .autodiff import vjp
+from .autodiff.tracer import unbox_all
 
 __all__ = ["check_grads", "check_vjp", "numerical_jvp", "assert_allclose", "tree_allclose"]
 
 
 def _is_float(x) -> bool:
+    x = unbox_all(x)
     return backend.is_array(x) and x.dtype.kind in "fc"
 
 
@@ -29,6 +31,11 @@ def _random_like(tree, rng: numpy.random.RandomState):
         return backend.xp(x).asarray(sample)
 
     return _tree.map(draw, tree)
+
+
+def _name(f) -> str:
+    """A function's name for messages (primitives have ``name``, not ``__name__``)."""
+    return getattr(f, "__name__", None) or getattr(f, "name", None) or repr(f)
 
 
 def _is_none(x) -> bool:
@@ -55,6 +62,24 @@ def numerical_jvp(f: Callable, args: Sequence, tangents: Sequence, eps: float = 
     return _tree.map(lambda p, m: (p - m) / (2 * eps), plus, minus)
 
 
+def _float_vjp(f: Callable, args: tuple):
+    """``vjp`` of ``f`` with respect to the float-array leaves of ``args`` only.
+
+    Other leaves (integer labels, Python numbers, strings) are held fixed, so functions of
+    integer arguments can be checked; the pullback returns the float leaves' cotangents in order.
+    """
+    leaves, structure = _tree.flatten(args)
+    index = [i for i, x in enumerate(leaves) if _is_float(x)]
+
+    def of_floats(*floats):
+        full = list(leaves)
+        for i, x in zip(index, floats):
+            full[i] = x
+        return f(*_tree.unflatten(structure, full))
+
+    return vjp(of_floats, *[leaves[i] for i in index])
+
+
 def check_vjp(
     f: Callable,
     args: Sequence,
@@ -68,18 +93,20 @@ def check_vjp(
     """Assert that ``f``'s VJP agrees with central differences along random directions.
 
     For random ``v`` (like ``args``) and ``u`` (like the output), ``<u, J v>`` from finite
-    differences must match ``<vjp(u), v>``. Use float64 arguments.
+    differences must match ``<vjp(u), v>``. Use float64 arguments; leaves that are not float
+    arrays (integer labels, Python numbers) are held fixed.
     """
     rng = numpy.random.RandomState(seed)
     args = tuple(args)
-    out, pullback = vjp(f, *args)
+    leaves, structure = _tree.flatten(args)
+    out, pullback = _float_vjp(f, args)
     for _ in range(directions):
-        v = _random_like(args, rng)
+        v_leaves = [_random_like(x, rng) for x in leaves]
         u = _random_like(out, rng)
-        expected = _vdot(u, numerical_jvp(f, args, v, eps))
-        actual = _vdot(pullback(u), v)
+        expected = _vdot(u, numerical_jvp(f, args, _tree.unflatten(structure, v_leaves), eps))
+        actual = _vdot(pullback(u), [v for v in v_leaves if v is not None])
         if not numpy.isclose(actual, expected, rtol=rtol, atol=atol):
-            name = getattr(f, "__name__", repr(f))
+            name = _name(f)
             raise AssertionError(
                 f"check_vjp: the VJP of {name} disagrees with central differences: "
                 f"<vjp(u), v> = {actual!r}, numerical <u, J v> = {expected!r} "
@@ -109,9 +136,9 @@ def check_grads(
         u = _random_like(out, numpy.random.RandomState(seed + 1))
 
         def pulled_back(*xs):
-            return vjp(f, *xs)[1](u)
+            return _float_vjp(f, xs)[1](u)
 
-        pulled_back.__name__ = f"vjp({getattr(f, '__name__', 'f')})"
+        pulled_back.__name__ = f"vjp({_name(f)})"
         check_grads(pulled_back, args, order - 1, eps=eps, rtol=rtol, atol=atol, seed=seed + 2)
 
 
@@ -127,6 +154,7 @@ def tree_allclose(a, b, rtol: float = 1e-7, atol: float = 0.0) -> bool:
     leaves_a, struct_a = _tree.flatten(a)
     leaves_b, struct_b = _tree.flatten(b)
     return struct_a == struct_b and all(
-        numpy.allclose(backend.to_cpu(x), backend.to_cpu(y), rtol=rtol, atol=atol)
+        numpy.shape(x) == numpy.shape(y)
+        and numpy.allclose(backend.to_cpu(x), backend.to_cpu(y), rtol=rtol, atol=atol)
         for x, y in zip(leaves_a, leaves_b)
     )

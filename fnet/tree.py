@@ -240,39 +240,53 @@ def path_str(path: tuple) -> str:
     return "/".join(str(k) for k in path)
 
 
-def _describe(node) -> str:
+def _describe(node, is_leaf=None) -> str:
     kind = _node_type(type(node))
-    if kind is _LEAF:
+    if kind is _LEAF or (is_leaf is not None and is_leaf(node)):
         return f"a leaf ({type(node).__name__})"
     children, aux = kind.flatten(node)
     if type(node) is dict:
         return f"a dict with keys {list(aux)}"
     if kind.name in ("tuple", "list"):
         return f"a {kind.name} of length {len(children)}"
+    if node is None:
+        return "None"
+    if attrs.has(type(node)):
+        static = [f.name for f in attrs.fields(type(node)) if f.metadata.get(_STATIC)]
+        if static:
+            values = ", ".join(f"{n}={v!r}" for n, v in zip(static, aux))
+            return f"a {kind.name} node with static fields {values}"
+    elif aux is not None:
+        return f"a {kind.name} node with aux {aux!r}"
     return f"a {kind.name} node"
 
 
-def first_difference(a, b, prefix: tuple = ()) -> tuple[tuple, str, str] | None:
+def first_difference(a, b, prefix: tuple = (), is_leaf=None) -> tuple[tuple, str, str] | None:
     """The path where two trees first differ in structure, with both sides described."""
     ka, kb = _node_type(type(a)), _node_type(type(b))
+    if is_leaf is not None:
+        ka = _LEAF if is_leaf(a) else ka
+        kb = _LEAF if is_leaf(b) else kb
     if ka is _LEAF and kb is _LEAF:
         return None
     if ka is not kb:
-        return prefix, _describe(a), _describe(b)
+        return prefix, _describe(a, is_leaf), _describe(b, is_leaf)
     ca, aux_a = ka.flatten(a)
     cb, aux_b = kb.flatten(b)
     if aux_a != aux_b or len(ca) != len(cb):
-        return prefix, _describe(a), _describe(b)
+        return prefix, _describe(a, is_leaf), _describe(b, is_leaf)
     for key, x, y in zip(ka.keys(a, aux_a), ca, cb):
-        found = first_difference(x, y, prefix + (key,))
+        found = first_difference(x, y, prefix + (key,), is_leaf)
         if found is not None:
             return found
     return None
 
 
-def structure_mismatch(op: str, a, b, names: tuple[str, str] = ("tree", "other")) -> TreeStructureError:
+def structure_mismatch(
+    op: str, a, b, names: tuple[str, str] = ("tree", "other"), is_leaf=None
+) -> TreeStructureError:
     """A ``TreeStructureError`` naming the first path where ``a`` and ``b`` differ."""
-    path, da, db = first_difference(a, b) or ((), "?", "?")
+    path, da, db = first_difference(a, b, is_leaf=is_leaf) or ((), "?", "?")
     where = f"'{path_str(path)}'" if path else "the root"
     return TreeStructureError(
         f"{op}: tree structures differ at {where}\n"
@@ -299,7 +313,7 @@ def map(f: Callable, tree, *rest, is_leaf: Callable[[Any], bool] | None = None):
     for i, other in enumerate(rest):
         other_flat, other_struct = flatten(other, is_leaf)
         if other_struct != struct:
-            raise structure_mismatch("tree.map", tree, other, ("tree", f"rest[{i}]"))
+            raise structure_mismatch("tree.map", tree, other, ("tree", f"rest[{i}]"), is_leaf)
         others.append(other_flat)
     return unflatten(struct, [f(*xs) for xs in zip(flat, *others)])
 

@@ -37,14 +37,13 @@ def _check_cotangent(record: Record, index: int, ct, parent: Tracer) -> bool:
     except AttributeError:
         pass
     raise VJPRuleError(
-            message(
-                f"{record.primitive.name} (VJP of operand {index})",
-                f"the cotangent must have the operand's shape and dtype, "
-                f"expected {aval(value)}, got {aval(ct)}",
-                hint="this is a bug in the primitive's VJP rule: it must sum over broadcast axes "
-                "and cast back to the operand's dtype",
-            )
+        message(
+            f"{record.primitive.name} (VJP of operand {index})",
+            f"the cotangent must have the operand's shape and dtype, expected {aval(value)}, got {aval(ct)}",
+            hint="this is a bug in the primitive's VJP rule: it must sum over broadcast axes "
+            "and cast back to the operand's dtype",
         )
+    )
 
 
 def backward(roots, *, create_graph: bool = False, keep=None) -> dict:

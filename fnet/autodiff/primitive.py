@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ..errors import FnetError
 from .tracer import Record, Tracer, _no_grad, unbox_all
 
 __all__ = ["Primitive", "primitive", "all_primitives"]
@@ -65,8 +66,14 @@ class Primitive:
         for a in args:
             if type(a) is Tracer:
                 return self._bind(args, params)
+        return self._apply(args, params)
+
+    def _apply(self, args, params):
+        """Run ``impl`` on operands free of tracers, turning its errors into typed ones."""
         try:
             return self.impl(*args, **params)
+        except FnetError:
+            raise
         except (ValueError, TypeError, IndexError) as error:
             if self.explain is not None:
                 better = self.explain(error, *args, **params)
@@ -76,22 +83,38 @@ class Primitive:
 
     def _bind(self, args, params):
         """Apply to traced operands: compute on the level below, record on the top level."""
-        if not self.differentiable or _no_grad.get():
+        if not self.differentiable:
             return self(*[unbox_all(a) for a in args], **params)
+        frozen = _no_grad.get()
+        if frozen >= 0:  # inside no_grad(): levels opened before it record nothing
+            args = [unbox_all(a) if type(a) is Tracer and a.level <= frozen else a for a in args]
+            if not any(type(a) is Tracer for a in args):
+                return self._apply(args, params)
         top = -1
+        nested = False
         for a in args:
-            if type(a) is Tracer and a.level > top:
-                top = a.level
+            if type(a) is Tracer:
+                level = a.level
+                if level != top:
+                    nested = top >= 0
+                    if level > top:
+                        top = level
         parents = []
         values = []
         for a in args:
             if type(a) is Tracer and a.level == top:
                 parents.append(a)
-                values.append(a.value)
+                value = a.value
+                if type(value) is Tracer:
+                    nested = True
+                values.append(value)
             else:
                 parents.append(None)
                 values.append(a)
-        ans = self(*values, **params)
+        if nested:  # operands on lower levels: let them record there first
+            ans = self(*values, **params)
+        else:
+            ans = self._apply(values, params)
         return Tracer(ans, top, Record(self, parents, values, params, ans, top))
 
     def __repr__(self):

@@ -21,14 +21,17 @@ from ..errors import TracerConversionError, aval, message
 __all__ = ["Tracer", "Record", "new_level", "no_grad", "grad_enabled", "unbox", "unbox_all"]
 
 _sequence = itertools.count()
-_levels = itertools.count(1)  # level 0 is kept for an always-on outer level (the Chainer layer)
+_last_level = 0  # level 0 is kept for an always-on outer level (the Chainer layer)
 
-_no_grad: contextvars.ContextVar[bool] = contextvars.ContextVar("fnet_no_grad", default=False)
+# Inside no_grad(): the highest level that existed when it was entered (-1 outside).
+_no_grad: contextvars.ContextVar[int] = contextvars.ContextVar("fnet_no_grad", default=-1)
 
 
 def new_level() -> int:
     """A fresh trace level, higher than every level opened before."""
-    return next(_levels)
+    global _last_level
+    _last_level += 1
+    return _last_level
 
 
 class Record:
@@ -144,19 +147,26 @@ def unbox_all(x):
 
 
 def grad_enabled() -> bool:
-    """Whether primitives record onto traces (False inside ``no_grad()``)."""
-    return not _no_grad.get()
+    """Whether operations on the traces open now are recorded (False inside ``no_grad()``)."""
+    return _no_grad.get() < 0
 
 
 @contextlib.contextmanager
 def no_grad():
     """Within this block, operations on traced values are computed but not recorded.
 
+    It applies to the traces open when the block is entered; a ``grad`` called inside the
+    block opens a new trace and works as usual.
+
     >>> import fnet
-    >>> with fnet.no_grad():
-    ...     pass
+    >>> def f(x):
+    ...     with fnet.no_grad():
+    ...         constant = x * x  # a plain value: no gradient flows through it
+    ...     return constant * x
+    >>> float(fnet.grad(f)(3.0))
+    9.0
     """
-    token = _no_grad.set(True)
+    token = _no_grad.set(_last_level)
     try:
         yield
     finally:

@@ -77,14 +77,17 @@ def vjp(f: Callable, *primals, has_aux: bool = False):
                 f"got {type(result).__name__}"
             )
         result, aux = result
-    out_leaves, out_structure = _tree.flatten(result)
+    # None is a leaf here: a None cotangent is a symbolic zero for its output
+    out_leaves, out_structure = _tree.flatten(result, _is_none)
     out_values = [unbox(o, level) for o in out_leaves]
     out = _tree.unflatten(out_structure, out_values)
 
     def pullback(cotangent):
-        ct_leaves, ct_structure = _tree.flatten(cotangent)
+        ct_leaves, ct_structure = _tree.flatten(cotangent, _is_none)
         if ct_structure != out_structure:
-            raise _tree.structure_mismatch("vjp pullback", result, cotangent, ("output", "cotangent"))
+            raise _tree.structure_mismatch(
+                "vjp pullback", result, cotangent, ("output", "cotangent"), _is_none
+            )
         roots = [
             (o, ct)
             for o, ct in zip(out_leaves, ct_leaves)
@@ -99,6 +102,10 @@ def vjp(f: Callable, *primals, has_aux: bool = False):
     if has_aux:
         return out, pullback, _tree.map(lambda a: unbox(a, level), aux)
     return out, pullback
+
+
+def _is_none(x) -> bool:
+    return x is None
 
 
 def _zero_if_none(ct, like):
@@ -152,16 +159,26 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool 
 
 def _check_scalar(out, f):
     value = unbox_all(out)
+    if type(value) is float:  # a Python float is a real scalar too (e.g. a constant output)
+        return
+    if backend.is_array(value) and value.shape == () and value.dtype.kind == "f":
+        return
     name = getattr(f, "__name__", "function")
-    if not backend.is_array(value) or value.shape != () or value.dtype.kind != "f":
-        what = message("grad", "", {"output": value}).split("\n", 1)[-1]
-        raise NonDifferentiableError(
-            f"grad: the differentiated function ('{name}') must return a real scalar, got "
-            f"{'a non-array ' + type(value).__name__ if not backend.is_array(value) else 'this'}\n"
-            f"{what}\n"
-            "  hint: reduce it to a scalar first, e.g. fnet.ops.sum(y) or y.mean(); "
-            "for non-scalar outputs use fnet.vjp or fnet.jacobian"
+    if not backend.is_array(value):
+        got, operands = f"a non-array {type(value).__name__}", None
+    elif value.shape != ():
+        got, operands = f"an array of shape {value.shape}", {"output": value}
+    else:
+        got, operands = f"a scalar of dtype {value.dtype}", {"output": value}
+    raise NonDifferentiableError(
+        message(
+            "grad",
+            f"the differentiated function ('{name}') must return a real scalar, got {got}",
+            operands,
+            "reduce it to a scalar first, e.g. fnet.ops.sum(y) or y.mean(); "
+            "for non-scalar outputs use fnet.vjp or fnet.jacobian",
         )
+    )
 
 
 def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
@@ -205,6 +222,7 @@ def jacobian(f: Callable, argnums: int = 0) -> Callable:
 
         raw_out = unbox_all(out)
         xp = backend.xp(raw_out)
+        raw_out = xp.asarray(raw_out)  # a Python float output is a 0-d array here
         rows = []
         for i in range(raw_out.size):
             seed = xp.zeros(raw_out.size, dtype=raw_out.dtype)

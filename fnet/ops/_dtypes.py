@@ -36,13 +36,19 @@ def binary_operands(op: str, x, y):
     dy = getattr(y, "dtype", None)
     if dx is dy:  # the same dtype, or two Python scalars
         return x, y
+    if _NEP50 and (dx is None or dy is None):  # NumPy 2 treats Python scalars as weak itself
+        return x, y
     return _resolve(op, x, y, dx, dy)
 
 
 def _resolve(op: str, x, y, dx, dy):
     weak_x = dx is None or isinstance(x, numpy.generic)
     weak_y = dy is None or isinstance(y, numpy.generic)
-    if weak_x and weak_y:
+    if weak_x and weak_y:  # a NumPy scalar is strong next to a Python scalar
+        if dx is None and dy is not None:
+            return _weak_to(x, dy), y
+        if dy is None and dx is not None:
+            return x, _weak_to(y, dx)
         return x, y
     if weak_x:
         return (_weak_to(x, dy) if (dx is not None or not _NEP50) else x), y

@@ -10,7 +10,7 @@ from ..autodiff import primitive
 from ..autodiff.tracer import unbox_all
 from ..errors import ShapeError, message
 from ._dtypes import binary_operands
-from .compare import greater, greater_equal, less_equal
+from .compare import equal, greater, greater_equal, less_equal
 from .shape import unbroadcast
 
 __all__ = [
@@ -68,8 +68,7 @@ def _explain_broadcast(name: str):
                 name,
                 f"operand shapes {numpy.shape(x)} and {numpy.shape(y)} cannot be broadcast together",
                 {"x": x, "y": y},
-                "aligned from the right, each axis must match or be 1; "
-                "reshape or expand_dims one operand",
+                "aligned from the right, each axis must match or be 1; reshape or expand_dims one operand",
             )
         )
 
@@ -128,7 +127,13 @@ divide.defvjp(
 
 
 def _power_vjp_base(g, ans, x, y):
-    return unbroadcast(multiply(g, multiply(y, power(x, subtract(y, 1)))), x)
+    # y * x**(y - 1), with the exponent moved off y - 1 where y == 0 (the term is 0 there),
+    # so that x == 0 gives 0 rather than 0 * inf
+    if isinstance(y, (int, float)):
+        exponent = 1 if y == 0 else y - 1
+    else:
+        exponent = where(equal(y, 0), 1, subtract(y, 1))
+    return unbroadcast(multiply(g, multiply(y, power(x, exponent))), x)
 
 
 def _power_vjp_exponent(g, ans, x, y):
@@ -162,9 +167,7 @@ def _arctan2_denominator(x, y):
 
 arctan2.defvjp(  # arctan2(y1, x2): d/dy1 = x2 / r^2, d/dx2 = -y1 / r^2
     lambda g, ans, y1, x2: unbroadcast(multiply(g, divide(x2, _arctan2_denominator(x2, y1))), y1),
-    lambda g, ans, y1, x2: unbroadcast(
-        negative(multiply(g, divide(y1, _arctan2_denominator(x2, y1)))), x2
-    ),
+    lambda g, ans, y1, x2: unbroadcast(negative(multiply(g, divide(y1, _arctan2_denominator(x2, y1)))), x2),
 )
 fmod.defvjp(
     lambda g, ans, x, y: unbroadcast(g, x),
@@ -232,10 +235,36 @@ arctanh.defvjp(lambda g, ans, x: divide(g, subtract(1, square(x))))
 absolute.defvjp(lambda g, ans, x: multiply(g, sign(x)))
 
 
+def _is_zero(x) -> bool:
+    return isinstance(x, (int, float, numpy.generic)) and x == 0
+
+
+def _is_float_array(x) -> bool:
+    return getattr(x, "dtype", None) is not None and x.dtype.kind == "f"
+
+
+def _select_by_mask(condition, x, y):
+    """``where(condition, x, y)`` as a multiply by a boolean mask, when one branch is a zero
+    scalar: ~10x faster than numpy.where. None where that would not be exact (a non-boolean
+    condition, or infinities and NaNs in the masked-out places)."""
+    if getattr(condition, "dtype", None) is None or condition.dtype.kind != "b":
+        return None
+    if _is_zero(y) and _is_float_array(x):
+        kept, mask = x, condition
+    elif _is_zero(x) and _is_float_array(y):
+        kept, mask = y, ~condition
+    else:
+        return None
+    with numpy.errstate(invalid="ignore"):
+        out = kept * mask
+    return None if numpy.isnan(out).any() else out
+
+
 @primitive
 def _where(condition, x, y):
     x, y = binary_operands("where", x, y)
-    return numpy.where(condition, x, y)
+    out = _select_by_mask(condition, x, y)
+    return numpy.where(condition, x, y) if out is None else out
 
 
 _where.defvjp(

@@ -12,7 +12,17 @@ from ..autodiff.tracer import unbox_all
 from ..errors import ShapeError, message
 from ._dtypes import strict_float_operands
 from .elementwise import multiply, negative
-from .shape import _PerOperand, _shape, broadcast_to, expand_dims, reshape, squeeze, sum_to, swapaxes, transpose
+from .shape import (
+    _PerOperand,
+    _shape,
+    broadcast_to,
+    expand_dims,
+    reshape,
+    squeeze,
+    sum_to,
+    swapaxes,
+    transpose,
+)
 
 __all__ = ["matmul", "dot", "tensordot", "einsum", "inv", "det", "solve"]
 
@@ -122,14 +132,18 @@ def _parse_einsum(subscripts: str, shapes: list[tuple]) -> tuple[tuple[str, ...]
         output = output.replace("...", ellipsis)
     else:
         letters = "".join(explicit)
-        output = ellipsis + "".join(sorted(c for c in set(letters) if letters.count(c) == 1 and c not in ellipsis))
+        output = ellipsis + "".join(
+            sorted(c for c in set(letters) if letters.count(c) == 1 and c not in ellipsis)
+        )
     return tuple(explicit), output
 
 
 @primitive
 def _einsum(*operands, terms, output):
     strict_float_operands("einsum", tuple(f"operands[{i}]" for i in range(len(operands))), *operands)
-    return backend.xp(*operands).einsum(",".join(terms) + "->" + output, *operands, optimize=len(operands) > 2)
+    return backend.xp(*operands).einsum(
+        ",".join(terms) + "->" + output, *operands, optimize=len(operands) > 2
+    )
 
 
 def _einsum_vjp(index):
@@ -143,6 +157,8 @@ def _einsum_vjp(index):
         kept = "".join(c for c in unique if c in reachable)
         grad = einsum(",".join([output, *others]) + "->" + kept, g, *other_ops)
         sizes = {c: d for c, d in zip(term, shape)}
+        # axes of length 1 in this operand that broadcast against the others: sum them back
+        grad = sum_to(grad, [sizes[c] for c in kept])
         # letters summed only inside this operand: the gradient is constant along them
         grad = broadcast_to(
             reshape(grad, [sizes[c] if c in kept else 1 for c in unique]), [sizes[c] for c in unique]
@@ -205,8 +221,15 @@ def _solve(a, b):
     return xp.linalg.solve(a, xp.broadcast_to(b, batch + b.shape[-2:]))
 
 
+def _solve_transposed(a, g, b):
+    """``solve(a.T, g)``: the cotangent of ``b`` before summing over broadcast batch axes."""
+    if len(_shape(b)) == 1:  # g has shape (..., M): solve it as a batch of column vectors
+        return squeeze(solve(_swap(a), expand_dims(g, -1)), -1)
+    return solve(_swap(a), g)
+
+
 def _solve_vjp_a(g, ans, a, b):
-    gb = solve(_swap(a), g)
+    gb = _solve_transposed(a, g, b)
     if len(_shape(b)) == 1:
         outer = multiply(expand_dims(gb, -1), expand_dims(ans, -2))
     else:
@@ -214,7 +237,7 @@ def _solve_vjp_a(g, ans, a, b):
     return sum_to(negative(outer), _shape(a))
 
 
-_solve.defvjp(_solve_vjp_a, lambda g, ans, a, b: sum_to(solve(_swap(a), g), _shape(b)))
+_solve.defvjp(_solve_vjp_a, lambda g, ans, a, b: sum_to(_solve_transposed(a, g, b), _shape(b)))
 
 
 def solve(a, b):

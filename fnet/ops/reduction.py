@@ -140,7 +140,7 @@ def _extremum(name: str, method: str):
         # the gradient is shared equally among tied extrema
         hit = equal(x, unbox_all(_expand(ans, x, axis, keepdims)))
         count = hit.sum(axis=axis, keepdims=True)
-        return multiply(_expand(g, x, axis, keepdims), hit / count)
+        return divide(where(hit, _expand(g, x, axis, keepdims), 0), count)  # keeps g's dtype
 
     def reduce(x, axis=None, keepdims: bool = False):
         return impl(x, axis=_axes(axis, x), keepdims=keepdims)
@@ -158,7 +158,7 @@ min = amin = _extremum("min", "min")
 def _logsumexp(x, *, axis, keepdims):
     xp = backend.xp(x)
     shift = x.max(axis=axis, keepdims=True)
-    shift = xp.where(xp.isfinite(shift), shift, 0)
+    shift = xp.where(xp.isfinite(shift), shift, shift.dtype.type(0))
     out = xp.log(xp.exp(x - shift).sum(axis=axis, keepdims=True)) + shift
     return out if keepdims else out.reshape(_reduced_shape(x.shape, axis))
 

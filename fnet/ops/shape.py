@@ -230,9 +230,15 @@ def sum_to(x, shape):
 
 
 def unbroadcast(g, x):
-    """The cotangent ``g`` summed back to the shape of the operand ``x``."""
-    shape = _shape(x)
-    return g if _shape(g) == shape else _sum_to(g, shape=shape)
+    """The cotangent ``g`` summed back to the shape of the operand ``x`` (an array or tracer)."""
+    shape = x.shape
+    if g.shape != shape:
+        g = _sum_to(g, shape=shape)
+    if g.dtype != x.dtype and x.dtype.kind in "fc":  # a weak NumPy scalar took the other's dtype
+        from .elementwise import astype
+
+        g = astype(g, x.dtype)
+    return g
 
 
 @primitive

@@ -1,0 +1,188 @@
+"""Tests of fnet.backend: array modules, devices, moving trees; GPU tests run where CuPy sees one."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy
+import pytest
+
+import fnet
+import fnet.testing
+from fnet import backend, ops
+from fnet.autodiff import Tracer, new_level
+
+
+def test_xp_of_numpy_arrays_scalars_and_nothing():
+    assert backend.xp(numpy.ones(2)) is numpy
+    assert backend.xp(numpy.float32(1.0), 2.0, None) is numpy
+    assert backend.xp() is numpy
+
+
+def test_xp_of_tracers_is_numpy():
+    seen = []
+
+    def f(x):
+        seen.append(backend.xp(x))
+        return ops.sum(x)
+
+    fnet.grad(f)(numpy.ones(3))
+    fnet.grad(lambda x: fnet.grad(f)(x * 2.0)[0])(numpy.ones(3))  # a tracer of a tracer
+    assert seen and all(m is numpy for m in seen)
+
+
+class _FakeGpuArray:
+    """Looks like a CuPy array to ``xp`` (its class lives in a ``cupy`` module)."""
+
+
+_FakeGpuArray.__module__ = "cupy._core.core"
+
+
+def test_xp_looks_through_tracers_of_every_level(monkeypatch):
+    marker = object()
+    monkeypatch.setattr(backend, "_load_cupy", lambda: marker)
+    fake = _FakeGpuArray()
+    one = Tracer.input(fake, new_level())
+    two = Tracer.input(one, new_level())
+    assert backend.xp(fake) is marker
+    assert backend.xp(one) is marker
+    assert backend.xp(two) is marker
+    assert backend.xp(numpy.ones(1), two) is marker
+
+
+def test_is_array():
+    assert backend.is_array(numpy.ones(2))
+    assert backend.is_array(numpy.float32(1))
+    assert not backend.is_array(1.0)
+    assert not backend.is_array([1.0])
+
+
+def test_import_fnet_without_cupy():
+    code = (
+        "import sys, importlib.abc\n"
+        "class Block(importlib.abc.MetaPathFinder):\n"
+        "    def find_spec(self, name, path, target=None):\n"
+        "        if name == 'cupy' or name.startswith('cupy.') or name.startswith('cupyx'):\n"
+        "            raise ImportError('blocked')\n"
+        "sys.meta_path.insert(0, Block())\n"
+        "import fnet, numpy\n"
+        "assert 'cupy' not in sys.modules\n"
+        "assert fnet.backend.xp(numpy.ones(1)) is numpy\n"
+        "assert float(fnet.grad(lambda x: x * x)(3.0)) == 6.0\n"
+        "assert 'cupy' not in sys.modules\n"
+        "print('ok')\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "ok"
+
+
+def test_cupy_available_is_a_bool():
+    assert isinstance(backend.cupy_available(), bool)
+
+
+@pytest.mark.parametrize(
+    "spec, expected",
+    [
+        ("@numpy", backend.CpuDevice()),
+        ("cpu", backend.CpuDevice()),
+        ("numpy", backend.CpuDevice()),
+        (-1, backend.CpuDevice()),
+        (None, backend.CpuDevice()),
+        ("@cupy:0", backend.GpuDevice(0)),
+        ("@cupy:1", backend.GpuDevice(1)),
+        ("@cupy", backend.GpuDevice(0)),
+        (0, backend.GpuDevice(0)),
+        (2, backend.GpuDevice(2)),
+    ],
+)
+def test_get_device_specs(spec, expected):
+    device = backend.get_device(spec)
+    assert device == expected
+    assert backend.get_device(device) is device
+
+
+def test_device_names():
+    assert str(backend.get_device("cpu")) == "@numpy"
+    assert str(backend.get_device(3)) == "@cupy:3"
+    assert backend.get_device("@numpy").xp is numpy
+
+
+def test_get_device_accepts_numpy_integers():
+    assert backend.get_device(numpy.int64(1)) == backend.GpuDevice(1)
+    assert backend.get_device(numpy.int32(-1)) == backend.CPU
+
+
+@pytest.mark.parametrize("spec", ["gpu", "@cupy:x", "@cupyfoo", "@cupy:-1", 1.5, numpy.ones(2)])
+def test_get_device_rejects_unknown_specs(spec):
+    with pytest.raises(ValueError, match=r"get_device: unknown device spec .*; use '@numpy', '@cupy:N'"):
+        backend.get_device(spec)
+
+
+def test_get_device_rejects_bools():
+    with pytest.raises(TypeError, match="get_device: a device spec cannot be a bool, got True"):
+        backend.get_device(True)
+
+
+@pytest.mark.skipif(backend.cupy_available(), reason="checks the message shown without a GPU")
+def test_gpu_device_without_cupy_says_how_to_get_it():
+    with pytest.raises(
+        RuntimeError, match=r"@cupy:0: CuPy with a CUDA device is not available(.|\n)*fnet\[cuda\]"
+    ):
+        backend.GpuDevice(0).send(numpy.ones(2))
+
+
+def test_to_device_and_to_cpu_over_a_tree():
+    tree = {"a": numpy.ones((2, 2)), "b": [numpy.float32(3.0), "name", None, 4]}
+    moved = backend.to_device(tree, "@numpy")
+    assert fnet.tree.structure(moved) == fnet.tree.structure(tree)
+    assert moved["a"] is tree["a"]  # nothing to copy on the host
+    assert moved["b"][1:] == ["name", None, 4]
+    back = backend.to_cpu(tree)
+    assert isinstance(back["a"], numpy.ndarray) and back["b"][0] == 3.0
+
+
+def test_device_of_an_array_and_current_device():
+    assert backend.get_device_from_array(numpy.ones(1)) == backend.CPU
+    assert backend.current_device() == backend.CPU
+    with backend.using_device("@numpy") as device:
+        assert device == backend.CPU and backend.current_device() == backend.CPU
+    assert backend.current_device() == backend.CPU
+
+
+# -- on a GPU -----------------------------------------------------------------------------------
+
+
+@pytest.mark.gpu
+def test_gpu_roundtrip():
+    import cupy
+
+    tree = {"W": numpy.arange(6.0).reshape(2, 3), "n": 3}
+    on_gpu = backend.to_device(tree, "@cupy:0")
+    assert isinstance(on_gpu["W"], cupy.ndarray) and on_gpu["n"] == 3
+    assert backend.xp(on_gpu["W"]) is cupy
+    assert backend.get_device_from_array(on_gpu["W"]) == backend.GpuDevice(0)
+    back = backend.to_cpu(on_gpu)
+    assert isinstance(back["W"], numpy.ndarray)
+    numpy.testing.assert_array_equal(back["W"], tree["W"])
+
+
+@pytest.mark.gpu
+def test_gpu_grad():
+    import cupy
+
+    def loss(params, x):
+        return ops.sum(ops.tanh(x @ params["W"]) * params["b"])
+
+    r = numpy.random.RandomState(0)
+    params = {"W": r.randn(3, 2), "b": r.randn(2)}
+    x = r.randn(4, 3)
+    expected = fnet.grad(loss)(params, x)
+    grads = fnet.grad(loss)(backend.to_device(params, "@cupy:0"), cupy.asarray(x))
+    assert isinstance(grads["W"], cupy.ndarray)
+    fnet.testing.assert_allclose(grads["W"], expected["W"], rtol=1e-10)
+    fnet.testing.assert_allclose(grads["b"], expected["b"], rtol=1e-10)
+    # second order on the GPU
+    h = fnet.hessian(lambda v: ops.sum(ops.sin(v) * v))(cupy.asarray([0.3, 1.2]))
+    assert isinstance(h, cupy.ndarray)

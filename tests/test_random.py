@@ -1,0 +1,194 @@
+"""Tests of fnet.random: explicit keys, determinism, independence, and each sampler's contract."""
+
+from __future__ import annotations
+
+import numpy
+import pytest
+
+from fnet import random
+
+
+@pytest.fixture
+def key():
+    return random.key(0)
+
+
+def same(a, b) -> bool:
+    return numpy.array_equal(a, b)
+
+
+# -- keys ---------------------------------------------------------------------------------------
+
+
+def test_key_is_uint32_words_and_deterministic():
+    k = random.key(42)
+    assert k.dtype == numpy.uint32 and k.shape == (4,)
+    assert same(k, random.key(42))
+    assert not same(k, random.key(43))
+    assert same(random.key(numpy.int64(42)), k)
+
+
+def test_split_gives_distinct_deterministic_keys(key):
+    keys = random.split(key, 5)
+    assert len(keys) == 5
+    assert all(k.dtype == numpy.uint32 and k.shape == (4,) for k in keys)
+    assert len({tuple(k) for k in keys} | {tuple(key)}) == 6
+    assert all(same(a, b) for a, b in zip(keys, random.split(key, 5)))
+    # the first keys of a split do not depend on how many were asked for
+    assert same(random.split(key, 2)[1], keys[1])
+    assert len(random.split(key)) == 2
+
+
+def test_split_does_not_mutate_its_key(key):
+    before = key.copy()
+    random.split(key)
+    random.normal(key, (3,))
+    assert same(key, before)
+
+
+def test_fold_in(key):
+    assert same(random.fold_in(key, 7), random.fold_in(key, 7))
+    folded = {tuple(random.fold_in(key, i)) for i in range(10)}
+    assert len(folded) == 10 and tuple(key) not in folded
+    assert not same(random.fold_in(random.key(1), 7), random.fold_in(key, 7))
+
+
+def test_fold_in_and_split_give_different_keys(key):
+    split = {tuple(k) for k in random.split(key, 10)}
+    folded = {tuple(random.fold_in(key, i)) for i in range(10)}
+    assert not split & folded
+
+
+def test_key_validation():
+    with pytest.raises(TypeError, match="random.key: seed must be an int, got float"):
+        random.key(1.5)
+    with pytest.raises(TypeError, match="random.key: seed must be an int, got bool"):
+        random.key(True)
+    with pytest.raises(ValueError, match="random.key: seed must be non-negative, got -1"):
+        random.key(-1)
+    with pytest.raises(ValueError, match="random.fold_in: data must be a non-negative int, got -3"):
+        random.fold_in(random.key(0), -3)
+
+
+@pytest.mark.parametrize(
+    "bad, described",
+    [
+        (numpy.zeros(3, numpy.uint32), r"uint32\[3\]"),
+        (numpy.zeros(4, numpy.int64), r"int64\[4\]"),
+        (numpy.zeros((2, 4), numpy.uint32), r"uint32\[2, 4\]"),
+        (5, r"int64\[\]"),
+    ],
+)
+@pytest.mark.parametrize("op", ["normal", "uniform", "split", "fold_in", "permutation"])
+def test_samplers_reject_non_keys(op, bad, described):
+    call = {
+        "normal": lambda k: random.normal(k, (2,)),
+        "uniform": lambda k: random.uniform(k, (2,)),
+        "split": lambda k: random.split(k),
+        "fold_in": lambda k: random.fold_in(k, 1),
+        "permutation": lambda k: random.permutation(k, 3),
+    }[op]
+    with pytest.raises(
+        TypeError,
+        match=rf"random.{op}: expected a key \(uint32\[4\]\) from random.key or random.split, "
+        rf"got {described}",
+    ):
+        call(bad)
+
+
+# -- samplers -----------------------------------------------------------------------------------
+
+
+def test_normal(key):
+    x = random.normal(key, (4000,))
+    assert x.shape == (4000,) and x.dtype == numpy.float32
+    assert same(x, random.normal(key, (4000,)))
+    assert abs(x.mean()) < 0.1 and abs(x.std() - 1) < 0.1
+    y = random.normal(key, (2, 3), dtype=numpy.float64, mean=5.0, stddev=0.01)
+    assert y.shape == (2, 3) and y.dtype == numpy.float64
+    assert numpy.all(numpy.abs(y - 5.0) < 0.1)
+    assert random.normal(key).shape == ()
+    assert random.normal(key, 3).shape == (3,)
+    k1, k2 = random.split(key)
+    assert not same(random.normal(k1, (5,)), random.normal(k2, (5,)))
+
+
+def test_uniform(key):
+    x = random.uniform(key, (2000,), low=-2.0, high=3.0)
+    assert x.dtype == numpy.float32 and x.shape == (2000,)
+    assert x.min() >= -2.0 and x.max() < 3.0
+    assert abs(x.mean() - 0.5) < 0.2
+    assert same(x, random.uniform(key, (2000,), low=-2.0, high=3.0))
+    assert random.uniform(key, (3,), dtype=numpy.float64).dtype == numpy.float64
+
+
+def test_uniform_stays_below_high_after_rounding(key):
+    # in float16, float64 draws above 1 - 2**-12 round up to 1.0: about 50 of 200000
+    x = random.uniform(key, (200_000,), dtype=numpy.float16)
+    assert x.dtype == numpy.float16
+    assert x.max() < 1.0 and x.min() >= 0.0
+
+
+def test_bernoulli(key):
+    b = random.bernoulli(key, 0.3, (5000,))
+    assert b.dtype == numpy.bool_ and b.shape == (5000,)
+    assert abs(b.mean() - 0.3) < 0.03
+    assert not random.bernoulli(key, 0.0, (100,)).any()
+    assert random.bernoulli(key, 1.0, (100,)).all()
+    per_element = random.bernoulli(key, numpy.array([0.0, 1.0, 0.0]))
+    assert per_element.shape == (3,) and same(per_element, [False, True, False])
+    assert random.bernoulli(key, numpy.array([0.0, 1.0]), (4, 2))[:, 1].all()
+
+
+def test_randint(key):
+    r = random.randint(key, (1000,), 3, 7)
+    assert r.dtype == numpy.int64 and r.shape == (1000,)
+    assert r.min() == 3 and r.max() == 6
+    assert random.randint(key, (2, 2), 0, 5, dtype=numpy.int32).dtype == numpy.int32
+    assert same(r, random.randint(key, (1000,), 3, 7))
+
+
+def test_permutation_of_an_int(key):
+    p = random.permutation(key, 10)
+    assert sorted(p.tolist()) == list(range(10))
+    assert same(p, random.permutation(key, 10))
+    assert not same(p, numpy.arange(10))
+
+
+def test_permutation_of_an_array_permutes_rows(key):
+    x = numpy.arange(20).reshape(10, 2)
+    p = random.permutation(key, x)
+    assert p.shape == (10, 2)
+    assert sorted(map(tuple, p.tolist())) == sorted(map(tuple, x.tolist()))
+    assert same(p[:, 0] // 2, random.permutation(key, 10))  # the same order as for an int
+
+
+def test_choice(key):
+    c = random.choice(key, 5, (1000,))
+    assert c.shape == (1000,) and set(c.tolist()) == set(range(5))
+    no_repeat = random.choice(key, 10, (10,), replace=False)
+    assert sorted(no_repeat.tolist()) == list(range(10))
+    with pytest.raises(ValueError):
+        random.choice(key, 3, (4,), replace=False)
+    weighted = random.choice(key, numpy.array([10, 20, 30]), (50,), p=[0.0, 0.0, 1.0])
+    assert (weighted == 30).all()
+    mostly = random.choice(key, 2, (2000,), p=numpy.array([0.9, 0.1]))
+    assert abs(mostly.mean() - 0.1) < 0.03
+    picked = random.choice(key, numpy.array([1.5, 2.5, 3.5]), (2, 3))
+    assert picked.shape == (2, 3) and set(picked.ravel().tolist()) <= {1.5, 2.5, 3.5}
+
+
+def test_samplers_on_the_cpu_device(key):
+    assert isinstance(random.normal(key, (2,), device="@numpy"), numpy.ndarray)
+    assert isinstance(random.uniform(key, (2,), device=-1), numpy.ndarray)
+
+
+@pytest.mark.gpu
+def test_samplers_on_a_gpu(key):
+    import cupy
+
+    x = random.normal(key, (3,), device="@cupy:0")
+    assert isinstance(x, cupy.ndarray)
+    numpy.testing.assert_array_equal(cupy.asnumpy(x), random.normal(key, (3,)))
+    p = random.permutation(key, cupy.arange(4))
+    assert isinstance(p, cupy.ndarray)
