@@ -34,7 +34,9 @@ def mlp(params, x, act):
 
 
 def sgd(params, grads):
-    return fnet.tree.map(lambda p, g: p - LR * g, params, grads)
+    # g * -LR + p, not p - LR * g: NumPy then reuses the temporary g * -LR for the sum
+    # (temporary elision needs the temporary on the left of a non-commutative operator)
+    return fnet.tree.map(lambda p, g: g * -LR + p, params, grads)
 
 
 def relu(x):

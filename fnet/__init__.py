@@ -11,6 +11,8 @@ from .autodiff.tracer import Tracer
 
 __version__ = "0.1.0"
 
+backend._tune_host_allocator_on_import()
+
 __all__ = [
     "backend",
     "errors",

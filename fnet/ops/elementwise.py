@@ -10,7 +10,7 @@ from ..autodiff import primitive
 from ..autodiff.tracer import unbox_all
 from ..errors import ShapeError, message
 from ._dtypes import binary_operands
-from .compare import equal, greater, greater_equal, less_equal
+from .compare import equal, greater, greater_equal, less_equal, logical_not
 from .shape import unbroadcast
 
 __all__ = [
@@ -146,13 +146,17 @@ power.defvjp(_power_vjp_base, _power_vjp_exponent)
 
 
 def _select_vjp(pick):
-    """VJP of maximum/minimum for one operand: ``pick(x, y)`` says where it won (ties go to x)."""
+    """VJP of maximum/minimum for one operand: ``pick(x, y)`` says where x won (ties go to x).
+
+    The cotangent is multiplied by the boolean mask, as Chainer's ReLU does: one pass, and a
+    NaN cotangent stays NaN everywhere.
+    """
 
     def vjp_x(g, ans, x, y):
-        return unbroadcast(where(pick(x, y), g, 0), x)
+        return unbroadcast(multiply(g, pick(x, y)), x)
 
     def vjp_y(g, ans, x, y):
-        return unbroadcast(where(pick(x, y), 0, g), y)
+        return unbroadcast(multiply(g, logical_not(pick(x, y))), y)
 
     return vjp_x, vjp_y
 
