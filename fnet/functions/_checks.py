@@ -1,0 +1,96 @@
+"""Input checks shared by the functions of ``fnet.functions``: each raises a typed fnet error
+whose message names the function, the argument, what was expected, what came, and a fix."""
+
+from __future__ import annotations
+
+import numpy
+
+from ..autodiff.tracer import unbox_all
+from ..errors import DTypeError, InvalidInputError, ShapeError, message
+
+__all__ = ["check_ndim", "check_float", "check_same_shape", "check_labels", "check_axis"]
+
+
+def _value(x):
+    return unbox_all(x)
+
+
+def check_ndim(fn: str, name: str, x, ndims, hint: str | None = None) -> None:
+    """``x.ndim`` must be one of ``ndims`` (an int, a tuple of ints, or a ``range``)."""
+    allowed = (ndims,) if isinstance(ndims, int) else tuple(ndims)
+    ndim = numpy.ndim(_value(x))
+    if ndim not in allowed:
+        expected = " or ".join(str(n) for n in allowed) if len(allowed) < 6 else f"{allowed[0]}..{allowed[-1]}"
+        raise ShapeError(
+            message(
+                fn,
+                f"expected {name}.ndim == {expected}, got {ndim}",
+                {name: x},
+                hint or f"reshape {name} to the documented layout",
+            )
+        )
+
+
+def check_float(fn: str, name: str, x) -> None:
+    """``x`` must be a floating-point array."""
+    dtype = getattr(_value(x), "dtype", None)
+    if dtype is None or dtype.kind != "f":
+        raise DTypeError(
+            message(
+                fn,
+                f"expected {name} to be a float array, got {dtype if dtype is not None else type(x).__name__}",
+                {name: x},
+                f"cast it first, e.g. {name}.astype(numpy.float32)",
+            )
+        )
+
+
+def check_same_shape(fn: str, names: tuple[str, str], x, y) -> None:
+    """``x`` and ``y`` must have the same shape."""
+    sx, sy = numpy.shape(_value(x)), numpy.shape(_value(y))
+    if sx != sy:
+        raise ShapeError(
+            message(
+                fn,
+                f"expected {names[0]}.shape == {names[1]}.shape, got {sx} != {sy}",
+                {names[0]: x, names[1]: y},
+                "the two arguments are compared element by element; pass arrays of one shape",
+            )
+        )
+
+
+def check_labels(fn: str, name: str, t, n_classes: int, ignore_label: int | None = None) -> None:
+    """``t`` must be an integer array of labels in ``[0, n_classes)`` (or ``ignore_label``)."""
+    t = _value(t)
+    dtype = getattr(t, "dtype", None)
+    if dtype is None or dtype.kind not in "iu":
+        raise DTypeError(
+            message(
+                fn,
+                f"expected {name} to be an integer label array, got {dtype if dtype is not None else type(t).__name__}",
+                {name: t},
+                f"pass class indices, e.g. {name}.astype(numpy.int32)",
+            )
+        )
+    valid = t if ignore_label is None else t[t != ignore_label]
+    if valid.size and (int(valid.min()) < 0 or int(valid.max()) >= n_classes):
+        bad = int(valid.min()) if int(valid.min()) < 0 else int(valid.max())
+        raise InvalidInputError(
+            message(
+                fn,
+                f"label {bad} in {name} is out of range: expected 0 <= {name} < {n_classes}"
+                + ("" if ignore_label is None else f" or {name} == {ignore_label} (ignore_label)"),
+                {name: t},
+                "check the number of classes of the scores, or mark unused entries with ignore_label",
+            )
+        )
+
+
+def check_axis(fn: str, name: str, axis: int, ndim: int) -> int:
+    """``axis`` must index one of ``ndim`` axes; returns it as a non-negative int."""
+    if not -ndim <= axis < ndim:
+        raise ShapeError(
+            f"{fn}: {name}={axis} is out of bounds for an array of {ndim} dimensions\n"
+            f"  hint: use a value in [{-ndim}, {ndim - 1}]"
+        )
+    return axis % ndim

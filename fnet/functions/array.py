@@ -1,0 +1,3 @@
+"""array (being written)."""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""crf1d (being written)."""
+
+__all__: list[str] = []

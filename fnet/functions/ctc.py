@@ -1,0 +1,3 @@
+"""ctc (being written)."""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""evaluation (being written)."""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""loss (being written)."""
+
+__all__: list[str] = []

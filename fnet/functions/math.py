@@ -1,0 +1,3 @@
+"""math (being written)."""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""noise (being written)."""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""sampled_loss (being written)."""
+
+__all__: list[str] = []
