@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import platform
 import subprocess
 import sys
 
@@ -186,3 +188,26 @@ def test_gpu_grad():
     # second order on the GPU
     h = fnet.hessian(lambda v: ops.sum(ops.sin(v) * v))(cupy.asarray([0.3, 1.2]))
     assert isinstance(h, cupy.ndarray)
+
+
+_PROBE = """
+import unittest.mock
+import fnet.backend as b
+with unittest.mock.patch.object(b, "tune_host_allocator") as tune:
+    b._tune_host_allocator_on_import()
+print(tune.called)
+"""
+
+
+@pytest.mark.skipif(
+    platform.system() != "Linux" or platform.libc_ver()[0] != "glibc", reason="mallopt is glibc's"
+)
+@pytest.mark.parametrize(
+    "env, called",
+    [({}, "True"), ({"FNET_TUNE_MALLOC": "0"}, "False"), ({"MALLOC_TRIM_THRESHOLD_": "1"}, "False")],
+)
+def test_host_allocator_tuning_on_import_respects_the_environment(env, called):
+    assert backend.tune_host_allocator() is True
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("FNET_", "MALLOC_"))}
+    out = subprocess.run([sys.executable, "-c", _PROBE], env={**clean, **env}, capture_output=True, text=True)
+    assert out.stdout.strip() == called, out.stderr

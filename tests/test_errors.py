@@ -202,7 +202,7 @@ def test_grad_with_respect_to_an_integer_array():
     with pytest.raises(errors.NonDifferentiableError) as info:
         fnet.grad(lambda x: ops.sum(x * 2.0))(numpy.arange(3))
     assert str(info.value) == (
-        "vjp: cannot differentiate with respect to the argument of dtype int64: "
+        "grad: cannot differentiate with respect to the argument of dtype int64: "
         "only float (and complex) arrays have gradients\n"
         "  argument: int64[3]\n"
         "  hint: cast it first, e.g. x.astype(numpy.float32), or move it out of argnums"

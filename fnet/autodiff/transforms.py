@@ -65,15 +65,20 @@ def vjp(f: Callable, *primals, has_aux: bool = False):
     >>> pullback(numpy.ones(2))
     (array([1., 1.]),)
     """
+    return _vjp(f, primals, has_aux, "vjp")
+
+
+def _vjp(f: Callable, primals: tuple, has_aux: bool, op: str):
+    """``vjp``, with the name of the calling transform for error messages."""
     level = new_level()
     with_paths = _tree.flatten_with_paths(primals)
     structure = _tree.structure(primals)
-    inputs = [Tracer.input(_as_input(x, "vjp", p[1:]), level) for p, x in with_paths]
+    inputs = [Tracer.input(_as_input(x, op, p[1:]), level) for p, x in with_paths]
     result = f(*_tree.unflatten(structure, inputs))
     if has_aux:
         if not (isinstance(result, tuple) and len(result) == 2):
             raise TypeError(
-                "vjp: with has_aux=True the function must return a pair (output, aux), "
+                f"{op}: with has_aux=True the function must return a pair (output, aux), "
                 f"got {type(result).__name__}"
             )
         result, aux = result
@@ -145,7 +150,7 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool 
                 full[n] = a
             return f(*full, **kwargs)
 
-        results = vjp(partial, *(args[n] for n in nums), has_aux=has_aux)
+        results = _vjp(partial, tuple(args[n] for n in nums), has_aux, "grad")
         out, pullback = results[0], results[1]
         _check_scalar(out, f)
         grads = pullback(backend.xp(out).ones_like(unbox_all(out)))
