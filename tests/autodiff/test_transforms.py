@@ -188,8 +188,10 @@ def test_value_and_grad():
 
 
 def test_has_aux_requires_a_pair():
-    with pytest.raises(TypeError, match="vjp: with has_aux=True the function must return a pair"):
+    with pytest.raises(TypeError, match="grad: with has_aux=True the function must return a pair"):
         fnet.grad(lambda x: x * 2, has_aux=True)(1.0)
+    with pytest.raises(TypeError, match="vjp: with has_aux=True the function must return a pair"):
+        fnet.vjp(lambda x: x * 2, 1.0, has_aux=True)
 
 
 # -- vjp ----------------------------------------------------------------------------------------
