@@ -4,7 +4,22 @@ import chainer
 import chainer.functions as F
 import chainer.links as L
 import numpy as np
-from shared import GP_LAMBDA, LR, SCALE, n_layers, op_sequence
+from shared import (
+    ADAM_ALPHA,
+    ADAM_BETA1,
+    ADAM_BETA2,
+    ADAM_EPS,
+    CNN_CHANNELS,
+    GP_LAMBDA,
+    LM_BPTT,
+    LM_CLIP,
+    LM_LAYERS,
+    LM_LR,
+    LR,
+    SCALE,
+    n_layers,
+    op_sequence,
+)
 
 
 def init(threads):
@@ -86,4 +101,110 @@ def grad_penalty(data):
     return step
 
 
-CASES = {"per_op": per_op, "mlp_step": mlp_step, "grad_penalty": grad_penalty}
+def softmax_xent(data):
+    x = chainer.Variable(data["x"])
+    t = data["t"]
+
+    def step():
+        loss = F.softmax_cross_entropy(x, t)
+        x.cleargrad()
+        loss.backward()
+        return loss
+
+    return step
+
+
+class RNNLM(chainer.Chain):
+    """Chainer's PTB example model: EmbedID, stacked L.LSTM, Linear (no dropout)."""
+
+    def __init__(self, data):
+        super().__init__()
+        vocab, units = data["embed_W"].shape
+        with self.init_scope():
+            self.embed = L.EmbedID(vocab, units, initialW=data["embed_W"])
+            self.lstms = chainer.ChainList(*(L.LSTM(units, units) for _ in range(LM_LAYERS)))
+            self.out = L.Linear(units, vocab, initialW=data["out_W"], initial_bias=data["out_b"])
+        for layer, lstm in enumerate(self.lstms):
+            lstm.upward.W.array[...] = data[f"up{layer}_W"]
+            lstm.upward.b.array[...] = data[f"up{layer}_b"]
+            lstm.lateral.W.array[...] = data[f"lat{layer}_W"]
+
+    def forward(self, x):
+        h = self.embed(x)
+        for lstm in self.lstms:
+            h = lstm(h)
+        return self.out(h)
+
+
+def lstm_lm_step(data):
+    model = RNNLM(data)
+    opt = chainer.optimizers.SGD(lr=LM_LR)
+    opt.setup(model)
+    opt.add_hook(chainer.optimizer_hooks.GradientClipping(LM_CLIP))
+    tokens = data["tokens"]
+
+    def step():
+        # The PTB example's BPTT updater: one time step at a time, then cut the graph.
+        loss = 0
+        for t in range(LM_BPTT):
+            loss += F.softmax_cross_entropy(model(tokens[t]), tokens[t + 1])
+        model.cleargrads()
+        loss.backward()
+        loss.unchain_backward()
+        opt.update()
+        return loss
+
+    return step
+
+
+class ConvNet(chainer.Chain):
+    """Convolution2D -> relu -> 2x2 max pooling blocks, then two Linear links, from the shared weights."""
+
+    def __init__(self, data):
+        super().__init__()
+        with self.init_scope():
+            self.convs = chainer.ChainList(
+                *(
+                    L.Convolution2D(
+                        W.shape[1], W.shape[0], 3, pad=1, initialW=W, initial_bias=data[f"conv{i}_b"]
+                    )
+                    for i, W in enumerate(data[f"conv{i}_W"] for i in range(len(CNN_CHANNELS)))
+                )
+            )
+            self.fc0 = L.Linear(
+                *data["fc0_W"].shape[::-1], initialW=data["fc0_W"], initial_bias=data["fc0_b"]
+            )
+            self.fc1 = L.Linear(
+                *data["fc1_W"].shape[::-1], initialW=data["fc1_W"], initial_bias=data["fc1_b"]
+            )
+
+    def forward(self, x):
+        for conv in self.convs:
+            x = F.max_pooling_2d(F.relu(conv(x)), 2, stride=2)
+        return self.fc1(F.relu(self.fc0(x)))
+
+
+def cnn_step(data):
+    model = ConvNet(data)
+    opt = chainer.optimizers.Adam(alpha=ADAM_ALPHA, beta1=ADAM_BETA1, beta2=ADAM_BETA2, eps=ADAM_EPS)
+    opt.setup(model)
+    x, t = data["x"], data["t"]
+
+    def step():
+        loss = F.softmax_cross_entropy(model(x), t)
+        model.cleargrads()
+        loss.backward()
+        opt.update()
+        return loss
+
+    return step
+
+
+CASES = {
+    "per_op": per_op,
+    "mlp_step": mlp_step,
+    "grad_penalty": grad_penalty,
+    "softmax_xent": softmax_xent,
+    "lstm_lm_step": lstm_lm_step,
+    "cnn_step": cnn_step,
+}

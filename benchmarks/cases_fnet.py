@@ -1,9 +1,27 @@
 """Benchmark cases written in fnet (run by worker.py in this interpreter)."""
 
+import math
+
 import numpy as np
-from shared import GP_LAMBDA, LR, SCALE, n_layers, op_sequence
+from shared import (
+    ADAM_ALPHA,
+    ADAM_BETA1,
+    ADAM_BETA2,
+    ADAM_EPS,
+    CNN_CHANNELS,
+    GP_LAMBDA,
+    LM_BPTT,
+    LM_CLIP,
+    LM_LAYERS,
+    LM_LR,
+    LR,
+    SCALE,
+    n_layers,
+    op_sequence,
+)
 
 import fnet
+import fnet.functions as F
 import fnet.ops as fo
 
 
@@ -106,4 +124,92 @@ def grad_penalty(data):
     return step
 
 
-CASES = {"per_op": per_op, "mlp_step": mlp_step, "grad_penalty": grad_penalty}
+def softmax_xent(data):
+    x, t = data["x"], data["t"]
+    value_and_grad = fnet.value_and_grad(F.softmax_cross_entropy)
+
+    def step():
+        loss, _ = value_and_grad(x, t)
+        return loss
+
+    return step
+
+
+def lstm_lm_step(data):
+    tokens = data["tokens"]
+    params = {k: v for k, v in data.items() if k != "tokens"}
+    batch, units = tokens.shape[1], data["lat0_W"].shape[1]
+    zeros = np.zeros((batch, units), np.float32)
+    state = {"params": params, "lstm": [(zeros, zeros)] * LM_LAYERS}
+
+    def loss_fn(p, lstm_state):
+        # Chainer's PTB example: per time step, embed -> LSTM -> LSTM -> linear -> softmax CE.
+        loss = 0.0
+        for t in range(LM_BPTT):
+            h = F.embed_id(tokens[t], p["embed_W"])
+            new_state = []
+            for layer, (c, h_prev) in enumerate(lstm_state):
+                gates = F.linear(h, p[f"up{layer}_W"], p[f"up{layer}_b"]) + F.linear(
+                    h_prev, p[f"lat{layer}_W"]
+                )
+                c, h = F.lstm(c, gates)
+                new_state.append((c, h))
+            lstm_state = new_state
+            loss = loss + F.softmax_cross_entropy(F.linear(h, p["out_W"], p["out_b"]), tokens[t + 1])
+        return loss, lstm_state
+
+    value_and_grad = fnet.value_and_grad(loss_fn, has_aux=True)
+
+    def step():
+        (loss, state["lstm"]), grads = value_and_grad(state["params"], state["lstm"])
+        # Chainer's GradientClipping: scale all gradients by LM_CLIP / global norm when it is above 1.
+        norm = sum(float(np.vdot(g, g)) for g in fnet.tree.leaves(grads)) ** 0.5
+        scale = -LM_LR * min(1.0, LM_CLIP / norm)
+        state["params"] = fnet.tree.map(lambda p, g: g * scale + p, state["params"], grads)
+        return loss
+
+    return step
+
+
+def adam(params, grads, state):
+    """One step of Chainer's Adam as pure tree maps: the new params and the new state."""
+    t = state["t"] + 1
+    m = fnet.tree.map(lambda m, g: m + (1 - ADAM_BETA1) * (g - m), state["m"], grads)
+    v = fnet.tree.map(lambda v, g: v + (1 - ADAM_BETA2) * (g * g - v), state["v"], grads)
+    alpha_t = ADAM_ALPHA * math.sqrt(1 - ADAM_BETA2**t) / (1 - ADAM_BETA1**t)
+    params = fnet.tree.map(lambda p, m, v: p - alpha_t * m / (np.sqrt(v) + ADAM_EPS), params, m, v)
+    return params, {"t": t, "m": m, "v": v}
+
+
+def cnn_step(data):
+    x, t = data["x"], data["t"]
+    params = {k: v for k, v in data.items() if k not in ("x", "t")}
+
+    def loss_fn(p):
+        h = x
+        for i in range(len(CNN_CHANNELS)):
+            h = F.convolution_2d(h, p[f"conv{i}_W"], p[f"conv{i}_b"], pad=1)
+            h = F.max_pooling_2d(F.relu(h), 2, stride=2)
+        h = F.relu(F.linear(h, p["fc0_W"], p["fc0_b"]))  # linear flattens (n, c, h, w) to (n, c*h*w)
+        return F.softmax_cross_entropy(F.linear(h, p["fc1_W"], p["fc1_b"]), t)
+
+    value_and_grad = fnet.value_and_grad(loss_fn)
+    zeros = fnet.tree.map(np.zeros_like, params)
+    state = {"params": params, "adam": {"t": 0, "m": zeros, "v": zeros}}
+
+    def step():
+        loss, grads = value_and_grad(state["params"])
+        state["params"], state["adam"] = adam(state["params"], grads, state["adam"])
+        return loss
+
+    return step
+
+
+CASES = {
+    "per_op": per_op,
+    "mlp_step": mlp_step,
+    "grad_penalty": grad_penalty,
+    "softmax_xent": softmax_xent,
+    "lstm_lm_step": lstm_lm_step,
+    "cnn_step": cnn_step,
+}

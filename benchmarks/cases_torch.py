@@ -3,7 +3,22 @@
 import numpy as np
 import torch
 import torch.nn.functional as F
-from shared import GP_LAMBDA, LR, SCALE, n_layers, op_sequence
+from shared import (
+    ADAM_ALPHA,
+    ADAM_BETA1,
+    ADAM_BETA2,
+    ADAM_EPS,
+    CNN_CHANNELS,
+    GP_LAMBDA,
+    LM_BPTT,
+    LM_CLIP,
+    LM_LAYERS,
+    LM_LR,
+    LR,
+    SCALE,
+    n_layers,
+    op_sequence,
+)
 
 
 def init(threads):
@@ -94,4 +109,132 @@ def grad_penalty(data):
     return step
 
 
-CASES = {"per_op": per_op, "mlp_step": mlp_step, "grad_penalty": grad_penalty}
+def softmax_xent(data):
+    x = torch.from_numpy(data["x"]).requires_grad_()
+    t = torch.from_numpy(data["t"].astype(np.int64))
+
+    def step():
+        loss = F.cross_entropy(x, t)
+        x.grad = None
+        loss.backward()
+        return loss
+
+    return step
+
+
+def chainer_gates_to_torch(w):
+    """Rows of Chainer's LSTM layout (unit-major, gates a, i, f, o) in PyTorch's (gate blocks i, f, g, o)."""
+    units = w.shape[0] // 4
+    blocks = w.reshape(units, 4, *w.shape[1:])[:, [1, 2, 0, 3]]
+    return np.ascontiguousarray(np.swapaxes(blocks, 0, 1).reshape(w.shape))
+
+
+class RNNLM(torch.nn.Module):
+    """Embedding, stacked nn.LSTMCell, Linear, from the shared weights (bias_hh zero, frozen)."""
+
+    def __init__(self, data):
+        super().__init__()
+        vocab, units = data["embed_W"].shape
+        self.embed = torch.nn.Embedding(vocab, units)
+        self.cells = torch.nn.ModuleList(torch.nn.LSTMCell(units, units) for _ in range(LM_LAYERS))
+        self.out = torch.nn.Linear(units, vocab)
+        with torch.no_grad():
+            self.embed.weight.copy_(torch.from_numpy(data["embed_W"]))
+            for layer, cell in enumerate(self.cells):
+                cell.weight_ih.copy_(torch.from_numpy(chainer_gates_to_torch(data[f"up{layer}_W"])))
+                cell.bias_ih.copy_(torch.from_numpy(chainer_gates_to_torch(data[f"up{layer}_b"])))
+                cell.weight_hh.copy_(torch.from_numpy(chainer_gates_to_torch(data[f"lat{layer}_W"])))
+                cell.bias_hh.zero_()
+                cell.bias_hh.requires_grad_(False)  # Chainer's lateral link has no bias
+            self.out.weight.copy_(torch.from_numpy(data["out_W"]))
+            self.out.bias.copy_(torch.from_numpy(data["out_b"]))
+
+    def forward(self, x, state):
+        h = self.embed(x)
+        new_state = []
+        for cell, hc in zip(self.cells, state):
+            h, c = cell(h, hc)
+            new_state.append((h, c))
+        return self.out(h), new_state
+
+
+def lstm_lm_step(data):
+    model = RNNLM(data)
+    params = [p for p in model.parameters() if p.requires_grad]
+    opt = torch.optim.SGD(params, lr=LM_LR)
+    tokens = torch.from_numpy(data["tokens"].astype(np.int64))
+    zeros = torch.zeros(tokens.shape[1], model.out.in_features)
+    carried = {"state": [(zeros, zeros)] * LM_LAYERS}
+
+    def step():
+        # nn.LSTMCell one time step at a time, as Chainer's PTB example; then cut the graph.
+        state = carried["state"]
+        loss = 0
+        for t in range(LM_BPTT):
+            y, state = model(tokens[t], state)
+            loss = loss + F.cross_entropy(y, tokens[t + 1])
+        opt.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(params, LM_CLIP)
+        opt.step()
+        carried["state"] = [(h.detach(), c.detach()) for h, c in state]
+        return loss
+
+    return step
+
+
+class ConvNet(torch.nn.Module):
+    """Conv2d -> relu -> 2x2 max pooling blocks, then two Linear modules, from the shared weights."""
+
+    def __init__(self, data):
+        super().__init__()
+        convs = []
+        for i in range(len(CNN_CHANNELS)):
+            W = torch.from_numpy(data[f"conv{i}_W"])
+            conv = torch.nn.Conv2d(W.shape[1], W.shape[0], 3, padding=1)
+            with torch.no_grad():
+                conv.weight.copy_(W)
+                conv.bias.copy_(torch.from_numpy(data[f"conv{i}_b"]))
+            convs.append(conv)
+        self.convs = torch.nn.ModuleList(convs)
+        self.fcs = torch.nn.ModuleList()
+        for i in range(2):
+            W = torch.from_numpy(data[f"fc{i}_W"])
+            fc = torch.nn.Linear(W.shape[1], W.shape[0])
+            with torch.no_grad():
+                fc.weight.copy_(W)
+                fc.bias.copy_(torch.from_numpy(data[f"fc{i}_b"]))
+            self.fcs.append(fc)
+
+    def forward(self, x):
+        for conv in self.convs:
+            x = F.max_pool2d(torch.relu(conv(x)), 2, stride=2)
+        return self.fcs[1](torch.relu(self.fcs[0](x.flatten(1))))
+
+
+def cnn_step(data):
+    model = ConvNet(data)
+    # PyTorch's Adam adds eps to sqrt(v / (1 - beta2^t)) where Chainer adds it to sqrt(v): the
+    # same step up to a rescaled eps, which is negligible next to sqrt(v) here.
+    opt = torch.optim.Adam(model.parameters(), lr=ADAM_ALPHA, betas=(ADAM_BETA1, ADAM_BETA2), eps=ADAM_EPS)
+    x = torch.from_numpy(data["x"])
+    t = torch.from_numpy(data["t"].astype(np.int64))
+
+    def step():
+        loss = F.cross_entropy(model(x), t)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss
+
+    return step
+
+
+CASES = {
+    "per_op": per_op,
+    "mlp_step": mlp_step,
+    "grad_penalty": grad_penalty,
+    "softmax_xent": softmax_xent,
+    "lstm_lm_step": lstm_lm_step,
+    "cnn_step": cnn_step,
+}

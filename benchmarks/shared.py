@@ -31,6 +31,29 @@ GP_SIZES = (784, 100, 1)
 GP_BATCH = 32
 GP_LAMBDA = 10.0
 
+# (d) softmax_xent: softmax cross entropy (mean over the batch) of (batch, classes) scores.
+XENT_SHAPE = (100, 1000)
+
+# (e) lstm_lm_step: PTB-shaped word language model (Chainer's PTB example), truncated BPTT.
+LM_VOCAB = 10000
+LM_UNITS = 200  # embedding size and LSTM units
+LM_LAYERS = 2
+LM_BPTT = 35
+LM_BATCH = 20
+LM_LR = 1.0
+LM_CLIP = 5.0  # gradient clipping to this global norm
+LM_INIT = 0.1  # every parameter starts uniform in [-LM_INIT, LM_INIT], as in the PTB example
+
+# (f) cnn_step: a small CIFAR-shaped ConvNet: CNN_CHANNELS 3x3 convolutions (pad 1), each followed
+# by relu and 2x2 max pooling (stride 2), then linear -> relu -> linear, softmax cross entropy
+# (mean over the batch), and one step of Adam in Chainer's formulation.
+CNN_INPUT = (3, 32, 32)
+CNN_BATCH = 64
+CNN_CHANNELS = (16, 32, 64)
+CNN_HIDDEN = 128
+CNN_CLASSES = 10
+ADAM_ALPHA, ADAM_BETA1, ADAM_BETA2, ADAM_EPS = 0.001, 0.9, 0.999, 1e-8
+
 
 def op_sequence():
     """The N_OPS op names of the per_op chain, in order."""
@@ -58,6 +81,24 @@ CASES = {
         1e3,
         f"{_sizes(GP_SIZES)} tanh MLP, batch {GP_BATCH}, mean(out) + {GP_LAMBDA:g}*GP, double backprop + SGD",
     ),
+    "softmax_xent": (
+        "us/step",
+        1e6,
+        f"fwd+bwd of the softmax cross entropy of {XENT_SHAPE} float32 scores and int32 labels",
+    ),
+    "lstm_lm_step": (
+        "s/step",
+        1.0,
+        f"{LM_LAYERS}x{LM_UNITS} LSTM LM, vocab {LM_VOCAB}, batch {LM_BATCH}, {LM_BPTT} steps one at a time, "
+        f"SGD + clip {LM_CLIP:g}",
+    ),
+    "cnn_step": (
+        "ms/step",
+        1e3,
+        f"{len(CNN_CHANNELS)} x [3x3 conv {'/'.join(map(str, CNN_CHANNELS))}, relu, 2x2 max pool], "
+        f"linear {CNN_HIDDEN}, linear {CNN_CLASSES}, batch {CNN_BATCH} of {'x'.join(map(str, CNN_INPUT))}, "
+        "softmax CE, Adam",
+    ),
 }
 
 
@@ -84,7 +125,64 @@ def make_data(case):
         data = _layers(rng, GP_SIZES)
         data["x"] = rng.standard_normal((GP_BATCH, GP_SIZES[0])).astype(np.float32)
         return data
+    if case == "lstm_lm_step":
+        return lm_data(rng)
+    if case == "cnn_step":
+        return cnn_data(rng)
+    if case == "softmax_xent":
+        n, c = XENT_SHAPE
+        return {
+            "x": (3 * rng.standard_normal((n, c))).astype(np.float32),
+            "t": rng.integers(0, c, n).astype(np.int32),
+        }
     raise KeyError(case)
+
+
+def lm_data(rng):
+    """Tokens ``(LM_BPTT + 1, LM_BATCH)`` (inputs ``x[t]``, targets ``x[t + 1]``) and the LM's weights.
+
+    The LSTM weights are in Chainer's ``L.LSTM`` layout: ``up{l}_W`` ``(4 H, in)`` with bias
+    ``up{l}_b`` and ``lat{l}_W`` ``(4 H, H)`` (no bias), the gates of unit ``j`` interleaved in
+    rows ``4 j + k`` in the order a (cell input), i, f, o. ``out_W`` is ``(V, H)``.
+    """
+
+    def uniform(*shape):
+        return rng.uniform(-LM_INIT, LM_INIT, shape).astype(np.float32)
+
+    data = {"tokens": rng.integers(0, LM_VOCAB, (LM_BPTT + 1, LM_BATCH)).astype(np.int32)}
+    data["embed_W"] = uniform(LM_VOCAB, LM_UNITS)
+    for layer in range(LM_LAYERS):
+        data[f"up{layer}_W"] = uniform(4 * LM_UNITS, LM_UNITS)
+        data[f"up{layer}_b"] = uniform(4 * LM_UNITS)
+        data[f"lat{layer}_W"] = uniform(4 * LM_UNITS, LM_UNITS)
+    data["out_W"] = uniform(LM_VOCAB, LM_UNITS)
+    data["out_b"] = uniform(LM_VOCAB)
+    return data
+
+
+def cnn_data(rng):
+    """Images ``x`` ``(CNN_BATCH, *CNN_INPUT)``, labels ``t`` and the ConvNet's weights in
+    Chainer's layouts: ``conv{i}_W`` ``(out, in, 3, 3)`` and ``fc{i}_W`` ``(out, in)`` (He
+    initialization; the output layer 10 times smaller, so that the loss starts near log(10) and
+    decreases from the first Adam step), biases ``conv{i}_b`` and ``fc{i}_b`` small and random."""
+    data = {
+        "x": rng.standard_normal((CNN_BATCH, *CNN_INPUT)).astype(np.float32),
+        "t": rng.integers(0, CNN_CLASSES, CNN_BATCH).astype(np.int32),
+    }
+    channels = CNN_INPUT[0]
+    for i, out in enumerate(CNN_CHANNELS):
+        data[f"conv{i}_W"] = (
+            rng.standard_normal((out, channels, 3, 3)) * np.sqrt(2 / (9 * channels))
+        ).astype(np.float32)
+        data[f"conv{i}_b"] = (0.01 * rng.standard_normal(out)).astype(np.float32)
+        channels = out
+    side = CNN_INPUT[1] // 2 ** len(CNN_CHANNELS)
+    sizes = (channels * side * side, CNN_HIDDEN, CNN_CLASSES)
+    for i, (n_in, n_out) in enumerate(zip(sizes[:-1], sizes[1:])):
+        gain = np.sqrt(2 / n_in) * (0.1 if i == len(sizes) - 2 else 1.0)
+        data[f"fc{i}_W"] = (rng.standard_normal((n_out, n_in)) * gain).astype(np.float32)
+        data[f"fc{i}_b"] = (0.01 * rng.standard_normal(n_out)).astype(np.float32)
+    return data
 
 
 def n_layers(data):

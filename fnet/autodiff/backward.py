@@ -61,13 +61,17 @@ def backward(roots, *, create_graph: bool = False, keep=None) -> dict:
     """
     grads: dict = {}
     heap: list = []
-    for tracer, ct in roots:
-        record = tracer.record
+
+    def send(record: Record, ct) -> None:
+        """Add ``ct`` to the cotangent of ``record``, scheduling it on its first arrival."""
         if record in grads:
             grads[record] = _accumulate(grads[record], ct)
         else:
             grads[record] = ct
             heapq.heappush(heap, (-record.seq, record))
+
+    for tracer, ct in roots:
+        send(tracer.record, ct)
     kept: dict = {}
     while heap:
         record = heapq.heappop(heap)[1]
@@ -89,12 +93,6 @@ def backward(roots, *, create_graph: bool = False, keep=None) -> dict:
             if parent is None:
                 continue
             ct = vjps[index](g, ans, *args, **params)
-            if ct is None or not _check_cotangent(record, index, ct, parent):
-                continue
-            target = parent.record
-            if target in grads:
-                grads[target] = _accumulate(grads[target], ct)
-            else:
-                grads[target] = ct
-                heapq.heappush(heap, (-target.seq, target))
+            if ct is not None and _check_cotangent(record, index, ct, parent):
+                send(parent.record, ct)
     return kept

@@ -50,7 +50,7 @@ class Primitive:
         self.explain = None
         self.__doc__ = impl.__doc__
         self.__wrapped__ = impl
-        _registry[self.name] = self
+        _registry[f"{getattr(impl, '__module__', None)}.{self.name}"] = self
 
     def defvjp(self, *vjps: Callable | None) -> Callable | None:
         """Declare the VJP of each operand, in order; usable as a decorator for one operand."""
@@ -129,5 +129,6 @@ def primitive(impl: Callable | None = None, *, name: str | None = None, differen
 
 
 def all_primitives() -> dict[str, Primitive]:
-    """Every primitive defined so far, by name."""
+    """Every primitive defined so far, by the module of its ``impl`` and its name (two modules
+    may each have a private ``_sum``; redefining one in the same module replaces it)."""
     return dict(_registry)

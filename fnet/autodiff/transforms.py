@@ -14,7 +14,7 @@ import numpy
 
 from .. import backend
 from .. import tree as _tree
-from ..errors import NonDifferentiableError, message
+from ..errors import DTypeError, NonDifferentiableError, ShapeError, message
 from .backward import backward
 from .tracer import Tracer, new_level, unbox, unbox_all
 
@@ -94,8 +94,8 @@ def _vjp(f: Callable, primals: tuple, has_aux: bool, op: str):
                 "vjp pullback", result, cotangent, ("output", "cotangent"), _is_none
             )
         roots = [
-            (o, ct)
-            for o, ct in zip(out_leaves, ct_leaves)
+            (o, _check_cotangent(o, ct, path))
+            for (path, o), ct in zip(_tree.flatten_with_paths(result, _is_none), ct_leaves)
             if type(o) is Tracer and o.level == level and ct is not None
         ]
         grads = backward(roots)
@@ -107,6 +107,33 @@ def _vjp(f: Callable, primals: tuple, has_aux: bool, op: str):
     if has_aux:
         return out, pullback, _tree.map(lambda a: unbox(a, level), aux)
     return out, pullback
+
+
+def _check_cotangent(output, cotangent, path: tuple):
+    """A cotangent must have its output's shape and float dtype."""
+    value, ct = unbox_all(output), unbox_all(cotangent)
+    shape, ct_shape = numpy.shape(value), numpy.shape(ct)
+    ct_dtype = getattr(ct, "dtype", None)
+    where = f" for output '{_tree.path_str(path)}'" if path else ""
+    if ct_shape != shape:
+        raise ShapeError(
+            message(
+                "vjp pullback",
+                f"the cotangent{where} must have the output's shape {shape}, got {ct_shape}",
+                {"output": value, "cotangent": ct},
+                "pass one cotangent per output, shaped like it (e.g. numpy.ones_like(y))",
+            )
+        )
+    if ct_dtype is not None and ct_dtype != value.dtype and ct_dtype.kind in "fc":
+        raise DTypeError(
+            message(
+                "vjp pullback",
+                f"the cotangent{where} must have the output's dtype {value.dtype}, got {ct_dtype}",
+                {"output": value, "cotangent": ct},
+                f"cast it, e.g. ct.astype(numpy.{value.dtype})",
+            )
+        )
+    return cotangent
 
 
 def _is_none(x) -> bool:

@@ -8,7 +8,15 @@ import numpy
 from ..autodiff.tracer import unbox_all
 from ..errors import DTypeError, InvalidInputError, ShapeError, message
 
-__all__ = ["check_ndim", "check_float", "check_same_shape", "check_labels", "check_axis"]
+__all__ = [
+    "check_ndim",
+    "check_float",
+    "check_same_shape",
+    "check_same_dtype",
+    "check_labels",
+    "check_axis",
+    "check_reduce",
+]
 
 
 def _value(x):
@@ -20,7 +28,9 @@ def check_ndim(fn: str, name: str, x, ndims, hint: str | None = None) -> None:
     allowed = (ndims,) if isinstance(ndims, int) else tuple(ndims)
     ndim = numpy.ndim(_value(x))
     if ndim not in allowed:
-        expected = " or ".join(str(n) for n in allowed) if len(allowed) < 6 else f"{allowed[0]}..{allowed[-1]}"
+        expected = (
+            " or ".join(str(n) for n in allowed) if len(allowed) < 6 else f"{allowed[0]}..{allowed[-1]}"
+        )
         raise ShapeError(
             message(
                 fn,
@@ -31,6 +41,11 @@ def check_ndim(fn: str, name: str, x, ndims, hint: str | None = None) -> None:
         )
 
 
+def _dtype_name(x) -> str:
+    dtype = getattr(x, "dtype", None)
+    return str(dtype) if dtype is not None else type(x).__name__
+
+
 def check_float(fn: str, name: str, x) -> None:
     """``x`` must be a floating-point array."""
     dtype = getattr(_value(x), "dtype", None)
@@ -38,7 +53,7 @@ def check_float(fn: str, name: str, x) -> None:
         raise DTypeError(
             message(
                 fn,
-                f"expected {name} to be a float array, got {dtype if dtype is not None else type(x).__name__}",
+                f"expected {name} to be a float array, got {_dtype_name(_value(x))}",
                 {name: x},
                 f"cast it first, e.g. {name}.astype(numpy.float32)",
             )
@@ -59,19 +74,36 @@ def check_same_shape(fn: str, names: tuple[str, str], x, y) -> None:
         )
 
 
-def check_labels(fn: str, name: str, t, n_classes: int, ignore_label: int | None = None) -> None:
-    """``t`` must be an integer array of labels in ``[0, n_classes)`` (or ``ignore_label``)."""
+def check_same_dtype(fn: str, names: tuple[str, str], x, y) -> None:
+    """``x`` and ``y`` must have the same dtype (fnet never upcasts silently)."""
+    dx, dy = _value(x).dtype, _value(y).dtype
+    if dx != dy:
+        raise DTypeError(
+            message(
+                fn,
+                f"expected {names[0]}.dtype == {names[1]}.dtype, got {dx} != {dy}",
+                {names[0]: x, names[1]: y},
+                f"cast one of them, e.g. {names[1]}.astype({names[0]}.dtype)",
+            )
+        )
+
+
+def check_labels(fn: str, name: str, t, n_classes: int | None, ignore_label: int | None = None) -> None:
+    """``t`` must be an integer array of labels in ``[0, n_classes)`` (or ``ignore_label``);
+    with ``n_classes`` None only the dtype is checked."""
     t = _value(t)
     dtype = getattr(t, "dtype", None)
     if dtype is None or dtype.kind not in "iu":
         raise DTypeError(
             message(
                 fn,
-                f"expected {name} to be an integer label array, got {dtype if dtype is not None else type(t).__name__}",
+                f"expected {name} to be an integer label array, got {_dtype_name(t)}",
                 {name: t},
                 f"pass class indices, e.g. {name}.astype(numpy.int32)",
             )
         )
+    if n_classes is None:
+        return
     valid = t if ignore_label is None else t[t != ignore_label]
     if valid.size and (int(valid.min()) < 0 or int(valid.max()) >= n_classes):
         bad = int(valid.min()) if int(valid.min()) < 0 else int(valid.max())
@@ -94,3 +126,13 @@ def check_axis(fn: str, name: str, axis: int, ndim: int) -> int:
             f"  hint: use a value in [{-ndim}, {ndim - 1}]"
         )
     return axis % ndim
+
+
+def check_reduce(fn: str, reduce: str, allowed: tuple[str, ...]) -> None:
+    """``reduce`` must be one of the reduction options ``allowed`` (Chainer raises ValueError too)."""
+    if reduce not in allowed:
+        options = ", ".join(repr(option) for option in allowed)
+        raise InvalidInputError(
+            f"{fn}: expected reduce to be one of {options}, got {reduce!r}\n"
+            "  hint: reduce='no' keeps one value per example; the other options reduce them to a scalar"
+        )

@@ -248,19 +248,21 @@ def _is_float_array(x) -> bool:
 
 
 def _select_by_mask(condition, x, y):
-    """``where(condition, x, y)`` as a multiply by a boolean mask, when one branch is a zero
-    scalar: ~10x faster than numpy.where. None where that would not be exact (a non-boolean
-    condition, or infinities and NaNs in the masked-out places)."""
+    """``where(condition, x, y)`` from products with the boolean mask: ~10x faster than
+    numpy.where, whose branches mispredict on random masks. None where that would not be exact
+    (a non-boolean condition, branches that are not float arrays of one dtype or a zero
+    scalar, or infinities and NaNs in the masked-out places)."""
     if getattr(condition, "dtype", None) is None or condition.dtype.kind != "b":
         return None
-    if _is_zero(y) and _is_float_array(x):
-        kept, mask = x, condition
-    elif _is_zero(x) and _is_float_array(y):
-        kept, mask = y, ~condition
-    else:
-        return None
     with numpy.errstate(invalid="ignore"):
-        out = kept * mask
+        if _is_zero(y) and _is_float_array(x):
+            out = x * condition
+        elif _is_zero(x) and _is_float_array(y):
+            out = y * ~condition
+        elif _is_float_array(x) and _is_float_array(y) and x.dtype == y.dtype:
+            out = x * condition + y * ~condition
+        else:
+            return None
     return None if numpy.isnan(out).any() else out
 
 

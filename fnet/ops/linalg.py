@@ -9,7 +9,7 @@ import numpy
 from .. import backend
 from ..autodiff import primitive
 from ..autodiff.tracer import unbox_all
-from ..errors import ShapeError, message
+from ..errors import InvalidInputError, ShapeError, message
 from ._dtypes import strict_float_operands
 from .elementwise import multiply, negative
 from .shape import (
@@ -41,10 +41,12 @@ def _explain_matmul(error, a, b):
     if len(sa) == 0 or len(sb) == 0:
         problem = "operands must have at least one dimension"
         hint = "use multiply for scalars"
-    else:
-        k_b = sb[-2] if len(sb) > 1 else sb[0]
+    elif sa[-1] != (k_b := sb[-2] if len(sb) > 1 else sb[0]):
         problem = f"expected a.shape[-1] == b.shape[{-2 if len(sb) > 1 else 0}], got {sa[-1]} != {k_b}"
         hint = "the contracted axes must match; did you mean to transpose one operand (e.g. b.T)?"
+    else:
+        problem = f"the batch shapes {sa[:-2]} and {sb[:-2]} cannot be broadcast together"
+        hint = "aligned from the right, each batch axis must match or be 1"
     return ShapeError(message("matmul", problem, {"a": a, "b": b}, hint))
 
 
@@ -189,19 +191,43 @@ def _swap(a):
     return swapaxes(a, -1, -2)
 
 
+def in_linalg_precision(function):
+    """``function`` of a (batch of) matrices, computed in float32 for float16 input (NumPy's
+    and CuPy's linear algebra have no float16), with the result cast back."""
+
+    def run(a, *rest):
+        if a.dtype == numpy.float16:
+            return function(a.astype(numpy.float32), *(r.astype(numpy.float32) for r in rest)).astype(a.dtype)
+        return function(a, *rest)
+
+    return run
+
+
+def _explain_singular(name: str):
+    def explain(error, a, *rest):
+        if not isinstance(error, numpy.linalg.LinAlgError):
+            return None
+        return InvalidInputError(
+            message(name, f"the matrix is singular or not square: {error}", {"a": a}, "check a's rank")
+        )
+
+    return explain
+
+
 @primitive
 def inv(a):
     """Inverse of a (batch of) square matrices."""
-    return backend.xp(a).linalg.inv(a)
+    return in_linalg_precision(backend.xp(a).linalg.inv)(a)
 
 
+inv.defexplain(_explain_singular("inv"))
 inv.defvjp(lambda g, ans, a: negative(matmul(_swap(ans), matmul(g, _swap(ans)))))
 
 
 @primitive
 def det(a):
     """Determinant of a (batch of) square matrices."""
-    return backend.xp(a).linalg.det(a)
+    return in_linalg_precision(backend.xp(a).linalg.det)(a)
 
 
 det.defvjp(
@@ -217,8 +243,11 @@ def _solve(a, b):
     a = xp.broadcast_to(a, batch + a.shape[-2:])
     if b.ndim == 1:
         rhs = xp.broadcast_to(b[:, None], batch + (b.shape[0], 1))
-        return xp.linalg.solve(a, rhs)[..., 0]
-    return xp.linalg.solve(a, xp.broadcast_to(b, batch + b.shape[-2:]))
+        return in_linalg_precision(xp.linalg.solve)(a, rhs)[..., 0]
+    return in_linalg_precision(xp.linalg.solve)(a, xp.broadcast_to(b, batch + b.shape[-2:]))
+
+
+_solve.defexplain(_explain_singular("solve"))
 
 
 def _solve_transposed(a, g, b):

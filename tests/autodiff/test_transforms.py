@@ -521,3 +521,18 @@ def test_a_pullback_keeps_the_tape_alive_until_dropped():
     del pullback
     gc.collect()
     assert refs[0]() is None
+
+
+def test_pullback_checks_the_cotangent_shape_and_dtype():
+    _, pullback = fnet.vjp(fnet.ops.exp, numpy.ones(3))
+    with pytest.raises(
+        fnet.errors.ShapeError,
+        match=r"vjp pullback: the cotangent must have the output's shape \(3,\), got \(5,\)",
+    ):
+        pullback(numpy.ones(5))
+    _, pullback = fnet.vjp(lambda x: {"y": x * 2}, numpy.ones(2, numpy.float32))
+    with pytest.raises(
+        fnet.errors.DTypeError,
+        match="the cotangent for output 'y' must have the output's dtype float32, got float64",
+    ):
+        pullback({"y": numpy.ones(2)})

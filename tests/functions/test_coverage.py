@@ -36,8 +36,27 @@ GROUPS = {
         "gaussian_kl_divergence gaussian_nll hinge huber_loss mean_absolute_error mean_squared_error "
         "negative_sampling sigmoid_cross_entropy softmax_cross_entropy squared_error triplet"
     ).split(),
-    "Evaluation functions": "accuracy binary_accuracy classification_summary f1_score precision r2_score recall".split(),
+    "Evaluation functions": (
+        "accuracy binary_accuracy classification_summary f1_score precision r2_score recall"
+    ).split(),
     "Noise injections": "dropout gaussian gumbel_softmax simplified_dropconnect zoneout".split(),
+    "Neural network connections": (
+        "bilinear convolution_1d convolution_2d convolution_3d convolution_nd deconvolution_1d "
+        "deconvolution_2d deconvolution_3d deconvolution_nd depthwise_convolution_2d "
+        "deformable_convolution_2d_sampler dilated_convolution_2d embed_id linear local_convolution_2d "
+        "n_step_bigru n_step_bilstm n_step_birnn n_step_gru n_step_lstm n_step_rnn shift"
+    ).split(),
+    "Spatial pooling": (
+        "average_pooling_1d average_pooling_2d average_pooling_3d average_pooling_nd max_pooling_1d "
+        "max_pooling_2d max_pooling_3d max_pooling_nd roi_average_align_2d roi_average_pooling_2d "
+        "roi_max_align_2d roi_max_pooling_2d roi_pooling_2d spatial_pyramid_pooling_2d unpooling_1d "
+        "unpooling_2d unpooling_3d unpooling_nd upsampling_2d"
+    ).split(),
+    "Normalization functions": (
+        "batch_normalization batch_renormalization decorrelated_batch_normalization "
+        "fixed_batch_normalization fixed_batch_renormalization fixed_decorrelated_batch_normalization "
+        "group_normalization layer_normalization local_response_normalization normalize"
+    ).split(),
 }
 
 
@@ -50,6 +69,8 @@ def test_group_is_complete(group):
 @pytest.mark.parametrize("group", sorted(GROUPS))
 def test_public_names_are_documented(group):
     undocumented = [
-        name for name in GROUPS[group] if callable(getattr(F, name, None)) and not inspect.getdoc(getattr(F, name))
+        name
+        for name in GROUPS[group]
+        if callable(getattr(F, name, None)) and not inspect.getdoc(getattr(F, name))
     ]
     assert not undocumented, f"{group}: no docstring: {undocumented}"

@@ -618,9 +618,9 @@ def ops_primitives() -> dict[str, Primitive]:
             for value in vars(module).values():
                 if isinstance(value, Primitive):
                     found[value.name] = value
-    for name, prim in all_primitives().items():
+    for prim in all_primitives().values():
         if getattr(prim.impl, "__module__", "").startswith("fnet.ops"):
-            found[name] = prim
+            found[prim.name] = prim
     return found
 
 
