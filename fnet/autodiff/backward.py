@@ -92,7 +92,10 @@ def backward(roots, *, create_graph: bool = False, keep=None) -> dict:
         for index, parent in enumerate(record.parents):
             if parent is None:
                 continue
-            ct = vjps[index](g, ans, *args, **params)
+            vjp = vjps[index]
+            if vjp is None:  # declared as having no gradient in this operand
+                continue
+            ct = vjp(g, ans, *args, **params)
             if ct is not None and _check_cotangent(record, index, ct, parent):
                 send(parent.record, ct)
     return kept

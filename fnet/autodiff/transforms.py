@@ -21,15 +21,15 @@ from .tracer import Tracer, new_level, unbox, unbox_all
 __all__ = ["vjp", "grad", "value_and_grad", "jacobian", "hessian", "stop_gradient"]
 
 
-def _as_input(x, op: str, path: tuple):
-    """Check and convert one leaf that will be differentiated."""
+def _as_input(x, op: str, path):
+    """Check and convert one leaf that will be differentiated (``path()`` names it in errors)."""
     value = unbox_all(x)
     if not backend.is_array(value):
         if isinstance(value, bool) or not isinstance(value, (int, float, complex)):
             raise NonDifferentiableError(
                 message(
                     op,
-                    f"cannot differentiate with respect to {_where(path)}: expected a float array, "
+                    f"cannot differentiate with respect to {_where(path())}: expected a float array, "
                     f"got {type(value).__name__}",
                     hint="pass arrays (or Python floats) as the differentiated arguments; "
                     "move other values to arguments outside argnums",
@@ -40,7 +40,7 @@ def _as_input(x, op: str, path: tuple):
         raise NonDifferentiableError(
             message(
                 op,
-                f"cannot differentiate with respect to {_where(path)} of dtype {value.dtype}: "
+                f"cannot differentiate with respect to {_where(path())} of dtype {value.dtype}: "
                 "only float (and complex) arrays have gradients",
                 {"argument": value},
                 hint="cast it first, e.g. x.astype(numpy.float32), or move it out of argnums",
@@ -71,9 +71,12 @@ def vjp(f: Callable, *primals, has_aux: bool = False):
 def _vjp(f: Callable, primals: tuple, has_aux: bool, op: str):
     """``vjp``, with the name of the calling transform for error messages."""
     level = new_level()
-    with_paths = _tree.flatten_with_paths(primals)
-    structure = _tree.structure(primals)
-    inputs = [Tracer.input(_as_input(x, op, p[1:]), level) for p, x in with_paths]
+    leaves, structure = _tree.flatten(primals)
+
+    def path(i: int):
+        return lambda: _tree.flatten_with_paths(primals)[i][0][1:]
+
+    inputs = [Tracer.input(_as_input(x, op, path(i)), level) for i, x in enumerate(leaves)]
     result = f(*_tree.unflatten(structure, inputs))
     if has_aux:
         if not (isinstance(result, tuple) and len(result) == 2):
@@ -94,8 +97,8 @@ def _vjp(f: Callable, primals: tuple, has_aux: bool, op: str):
                 "vjp pullback", result, cotangent, ("output", "cotangent"), _is_none
             )
         roots = [
-            (o, _check_cotangent(o, ct, path))
-            for (path, o), ct in zip(_tree.flatten_with_paths(result, _is_none), ct_leaves)
+            (o, _check_cotangent(o, ct, result, i))
+            for i, (o, ct) in enumerate(zip(out_leaves, ct_leaves))
             if type(o) is Tracer and o.level == level and ct is not None
         ]
         grads = backward(roots)
@@ -109,31 +112,33 @@ def _vjp(f: Callable, primals: tuple, has_aux: bool, op: str):
     return out, pullback
 
 
-def _check_cotangent(output, cotangent, path: tuple):
-    """A cotangent must have its output's shape and float dtype."""
+def _check_cotangent(output, cotangent, result, index: int):
+    """A cotangent must have its output's shape and float dtype (``index``: the output leaf)."""
     value, ct = unbox_all(output), unbox_all(cotangent)
-    shape, ct_shape = numpy.shape(value), numpy.shape(ct)
     ct_dtype = getattr(ct, "dtype", None)
+    shape_ok = numpy.shape(ct) == numpy.shape(value)
+    if shape_ok and (ct_dtype is None or ct_dtype == value.dtype or ct_dtype.kind not in "fc"):
+        return cotangent
+    path = _tree.flatten_with_paths(result, _is_none)[index][0]
     where = f" for output '{_tree.path_str(path)}'" if path else ""
-    if ct_shape != shape:
+    if not shape_ok:
         raise ShapeError(
             message(
                 "vjp pullback",
-                f"the cotangent{where} must have the output's shape {shape}, got {ct_shape}",
+                f"the cotangent{where} must have the output's shape {numpy.shape(value)}, "
+                f"got {numpy.shape(ct)}",
                 {"output": value, "cotangent": ct},
                 "pass one cotangent per output, shaped like it (e.g. numpy.ones_like(y))",
             )
         )
-    if ct_dtype is not None and ct_dtype != value.dtype and ct_dtype.kind in "fc":
-        raise DTypeError(
-            message(
-                "vjp pullback",
-                f"the cotangent{where} must have the output's dtype {value.dtype}, got {ct_dtype}",
-                {"output": value, "cotangent": ct},
-                f"cast it, e.g. ct.astype(numpy.{value.dtype})",
-            )
+    raise DTypeError(
+        message(
+            "vjp pullback",
+            f"the cotangent{where} must have the output's dtype {value.dtype}, got {ct_dtype}",
+            {"output": value, "cotangent": ct},
+            f"cast it, e.g. ct.astype(numpy.{value.dtype})",
         )
-    return cotangent
+    )
 
 
 def _is_none(x) -> bool:
@@ -260,7 +265,7 @@ def jacobian(f: Callable, argnums: int = 0) -> Callable:
             seed = xp.zeros(raw_out.size, dtype=raw_out.dtype)
             seed[i] = 1
             rows.append(pullback(seed.reshape(raw_out.shape))[0])
-        in_shape = numpy.shape(unbox_all(_as_input(x, "jacobian", ())))
+        in_shape = numpy.shape(unbox_all(_as_input(x, "jacobian", tuple)))
         if not rows:
             return xp.zeros(raw_out.shape + in_shape, dtype=raw_out.dtype)
         return ops.reshape(ops.stack(rows), raw_out.shape + in_shape)

@@ -102,7 +102,7 @@ def check_labels(fn: str, name: str, t, n_classes: int | None, ignore_label: int
                 f"pass class indices, e.g. {name}.astype(numpy.int32)",
             )
         )
-    if n_classes is None:
+    if n_classes is None or t.size == 0 or (0 <= int(t.min()) and int(t.max()) < n_classes):
         return
     valid = t if ignore_label is None else t[t != ignore_label]
     if valid.size and (int(valid.min()) < 0 or int(valid.max()) >= n_classes):

@@ -1,11 +1,11 @@
 """Loss functions (Chainer's ``F.softmax_cross_entropy``, ``F.huber_loss``, ...), pure and differentiable.
 
 Most are composites of fnet.ops and of the activation primitives, so their gradients of every
-order come from those. The softmax cross entropy, the hot path of classification, is built from
-three primitives that share one pass of ``exp`` between the forward and the backward pass
-(Chainer's ``cache_score``): the unnormalized softmax ``e`` and its sum ``s`` are values of the
-graph, the loss reads them, and its gradient ``(e / s - onehot(t)) * g`` is a primitive whose
-own VJPs are written in fnet ops, so double backprop works as well.
+order come from those. The softmax cross entropy, the hot path of classification, is a
+primitive: the unnormalized softmax ``e`` and its sum ``s`` are computed once and kept for the
+backward pass (Chainer's ``cache_score``: one pass of ``exp`` in all), and its gradient
+``(e / s - onehot(t)) * g`` is a primitive too, whose VJPs are written in fnet ops, so that
+double backprop works as well.
 """
 
 from __future__ import annotations
@@ -450,7 +450,7 @@ def hinge(x, t, norm: str = "L1", reduce: str = "mean"):
 # classes, the loss is log(s / e[t]) and its gradient (e / s - onehot(t)) * g. The forward pass
 # hands e and s (raw arrays) to the loss primitive as static parameters, so its VJP reuses them:
 # one pass of exp in all (Chainer's cache_score). When the gradient is itself differentiated, x
-# is traced in the VJP and e and s are recomputed from it with differentiable primitives.
+# is traced in the VJP, and e and s are recomputed from it with differentiable primitives.
 @functools.lru_cache
 def _limits(dtype: numpy.dtype) -> tuple[float, float]:
     """The smallest normal number of a float dtype, and that number times e ** 20."""
@@ -460,6 +460,7 @@ def _limits(dtype: numpy.dtype) -> tuple[float, float]:
 
 @functools.lru_cache
 def _ones(n: int, dtype: numpy.dtype):
+    """A read-only vector of ones (summing by a matrix product), made once per length."""
     ones = numpy.ones(n, dtype)
     ones.flags.writeable = False
     return ones
@@ -493,8 +494,13 @@ def _softmax_parts(x) -> tuple:
     return e, _raw_class_sum(e)
 
 
-_softmax_numerator = primitive(lambda x: _softmax_parts(x)[0], name="softmax_numerator")
-# c is a constant of differentiation (as the shift in a logsumexp): invisible after normalization.
+@primitive(name="softmax_numerator")
+def _softmax_numerator(x):
+    """``e`` of ``_softmax_parts``, traced: for the derivatives of the gradient."""
+    return _softmax_parts(x)[0]
+
+
+# c is a constant of differentiation (as the shift in a logsumexp): it cancels out of e / s.
 _softmax_numerator.defvjp(lambda g, ans, x: ops.multiply(g, ans))
 
 
@@ -521,37 +527,43 @@ def _label_positions(t, n_classes: int):
 
 
 @primitive(name="softmax_xent")
-def _softmax_xent(x, t, coef, *, total, scores):
-    """``coef * (logsumexp(x) - x[t])`` per sample, summed when ``total``; scores: (e, s) or None."""
+def _softmax_xent(x, positions, coef, *, total, scores):
+    """``coef * (logsumexp(x) - x[t])`` per sample, summed when ``total``.
+
+    ``positions``: the labels as positions in ``x.ravel()``; ``scores``: ``(e, s)`` or None.
+    """
     e, s = _softmax_parts(x) if scores is None else scores
     xp = backend.xp(x)
-    where = _label_positions(t, e.shape[1])
-    picked = e.ravel()[where]
+    picked = e.ravel()[positions]
     if xp is numpy and (picked.size == 0 or picked.min() >= _limits(picked.dtype)[0]):
         loss = numpy.log(s / picked)  # logsumexp(x) - x[t], as exact as s and e
     else:  # some e[t] underflowed (on GPUs: spare the check): use the largest entry j of e,
         # logsumexp(x) = log(s / e[j]) + x[j]
         top = _label_positions(e.argmax(axis=1), e.shape[1])
         flat = x.ravel()
-        loss = numpy.log(s / e.ravel()[top]) + (flat[top] - flat[where])
-    loss *= coef
-    return loss.sum() if total else loss
+        loss = numpy.log(s / e.ravel()[top]) + (flat[top] - flat[positions])
+    if not total:
+        loss *= coef
+        return loss
+    return loss.sum() * coef if numpy.ndim(coef) == 0 else xp.vdot(loss, coef)
 
 
-@_softmax_xent.defvjp
-def _softmax_xent_vjp(g, ans, x, t, coef, *, total, scores):
-    if scores is None or type(x) is Tracer:
+def _softmax_xent_vjp(g, ans, x, positions, coef, *, total, scores):
+    if scores is None or type(x) is Tracer:  # not kept, or the gradient will be differentiated
         e = _softmax_numerator(x)
         scores = e, _class_sum(e)
-    return _softmax_xent_grad(*scores, g, t, coef)
+    return _softmax_xent_grad(*scores, g, positions, coef)
+
+
+_softmax_xent.defvjp(_softmax_xent_vjp, None, None)
 
 
 @primitive(name="softmax_xent_grad")
-def _softmax_xent_grad(e, s, g, t, coef):
+def _softmax_xent_grad(e, s, g, positions, coef):
     """``(e / s - onehot(t)) * g * coef``: the gradient of the softmax cross entropy."""
     k = g * coef
     grad = e * (k / s)[:, None]  # e is C-contiguous (see _softmax_parts), so is grad
-    grad.ravel()[_label_positions(t, e.shape[1])] -= k
+    grad.ravel()[positions] -= k
     return grad
 
 
@@ -559,20 +571,17 @@ def _weighted_dot(u, e):
     return _class_sum(ops.multiply(u, e))
 
 
-def _at_labels(u, t):
-    """The entries of u (shaped like x) at the labels t, in fnet ops."""
-    return ops.getitem(ops.ravel(u), _label_positions(t, _shape(u)[1]))
-
-
 _softmax_xent_grad.defvjp(
-    lambda u, ans, e, s, g, t, coef: ops.multiply(
+    lambda u, ans, e, s, g, positions, coef: ops.multiply(
         u, ops.expand_dims(ops.divide(ops.multiply(g, coef), s), 1)
     ),
-    lambda u, ans, e, s, g, t, coef: ops.negative(
+    lambda u, ans, e, s, g, positions, coef: ops.negative(
         ops.divide(ops.multiply(_weighted_dot(u, e), ops.multiply(g, coef)), ops.square(s))
     ),
-    lambda u, ans, e, s, g, t, coef: ops.sum_to(
-        ops.multiply(ops.subtract(ops.divide(_weighted_dot(u, e), s), _at_labels(u, t)), coef),
+    lambda u, ans, e, s, g, positions, coef: ops.sum_to(
+        ops.multiply(
+            ops.subtract(ops.divide(_weighted_dot(u, e), s), ops.getitem(ops.ravel(u), positions)), coef
+        ),
         _shape(g),
     ),
     None,
@@ -586,7 +595,7 @@ def _hard_target_loss(x, t, normalize, cache_score, class_weight, ignore_label, 
     value = unbox_all(x)
     total = reduce == "mean"
     valid = t != ignore_label
-    n_valid = int(numpy.count_nonzero(valid))
+    n_valid = int(backend.xp(t).count_nonzero(valid))
     divisor = max(n_valid if normalize else t.shape[0], 1) if total else 1
     if n_valid == t.size and class_weight is None:  # the common case: one scalar for all samples
         coef = value.dtype.type(1 / divisor)
@@ -597,7 +606,7 @@ def _hard_target_loss(x, t, normalize, cache_score, class_weight, ignore_label, 
             coef *= class_weight.astype(value.dtype)[t]
         coef /= divisor
     scores = _softmax_parts(value) if cache_score else None
-    return _softmax_xent(x, t, coef, total=total, scores=scores)
+    return _softmax_xent(x, _label_positions(t, value.shape[1]), coef, total=total, scores=scores)
 
 
 def _soft_target_loss(x, t, reduce: str, kl: bool):
@@ -647,15 +656,17 @@ def softmax_cross_entropy(
 ):
     """Cross entropy of labels ``t`` and the softmax of scores ``x`` over the class axis 1.
 
-    ``x`` is (N, C) or (N, C, d1, ...) (a softmax at every position); ``t`` holds integer
-    labels of shape (N, d1, ...), or probabilities shaped like ``x`` (soft targets, with the
-    cross entropy or, for ``soft_target_loss='kl-divergence'``, the KL divergence; their mean
-    is over N * d1 * ...). Samples labelled ``ignore_label`` cost 0; ``class_weight`` (C,)
-    scales the loss of each sample by the weight of its class. ``reduce='mean'`` divides the
-    sum by the number of labels not ignored (``normalize=True``) or by N; ``'no'`` returns one
-    loss per sample. ``cache_score=True`` keeps the softmax from the forward pass for the
-    backward pass (one ``exp`` pass less, more memory). Every result can be differentiated
-    twice: ``enable_double_backprop`` is accepted for compatibility and changes nothing.
+    ``x`` is (N, C) or (N, C, d1, ...) (a softmax at every position) and ``t`` holds integer
+    labels of shape (N, d1, ...). Samples labelled ``ignore_label`` cost 0; ``class_weight``
+    (C,) scales the loss of each sample by the weight of its class. ``reduce='mean'`` divides
+    the sum by the number of labels not ignored (``normalize=True``) or by N; ``'no'`` returns
+    one loss per sample. A float ``t`` shaped like ``x`` holds target probabilities (soft
+    targets): the loss is their cross entropy or, with ``soft_target_loss='kl-divergence'``,
+    their KL divergence, averaged over N * d1 * ... (the other options do not apply); its
+    gradient is the exact one, which is Chainer's ``softmax - t`` when each target sums to 1.
+    ``cache_score=True`` keeps the softmax from the forward pass for the backward pass (one
+    ``exp`` pass less, more memory). Every result can be differentiated twice:
+    ``enable_double_backprop`` is accepted for compatibility and changes nothing.
 
     >>> import numpy
     >>> x = numpy.array([[-1.0, 0.0, 1.0, 2.0], [2.0, 0.0, 1.0, -1.0]], numpy.float32)
@@ -667,11 +678,12 @@ def softmax_cross_entropy(
     check_reduce(fn, reduce, ("mean", "no"))
     _check_choice(fn, "soft_target_loss", soft_target_loss, ("cross-entropy", "kl-divergence"))
     shape = _shape(x)
-    if len(shape) < 2:
+    if len(shape) < 2 or shape[1] == 0:
         raise ShapeError(
             message(
                 fn,
-                f"expected x.ndim >= 2 (samples on axis 0, classes on axis 1), got {len(shape)}",
+                f"expected x of shape (N, C, ...) with C >= 1 (samples on axis 0, classes on axis 1), "
+                f"got {shape}",
                 {"x": x},
                 "for a single sample add the batch axis, e.g. x[None]",
             )
