@@ -61,14 +61,25 @@ def backward(roots, *, create_graph: bool = False, keep=None) -> dict:
     """
     grads: dict = {}
     heap: list = []
+    # Records whose cotangent is a sum this engine made: no one else holds that array, so
+    # further cotangents are added into it in place (one pass, no new array). Not while the
+    # backward pass is itself recorded: then every sum must be a recorded operation.
+    owned: set = set()
 
     def send(record: Record, ct) -> None:
         """Add ``ct`` to the cotangent of ``record``, scheduling it on its first arrival."""
-        if record in grads:
-            grads[record] = _accumulate(grads[record], ct)
-        else:
+        if record not in grads:
             grads[record] = ct
             heapq.heappush(heap, (-record.seq, record))
+            return
+        total = grads[record]
+        if record in owned and type(ct) is not Tracer and getattr(ct, "dtype", None) == total.dtype:
+            total += ct
+            return
+        total = grads[record] = _accumulate(total, ct)
+        if not create_graph and type(total) is not Tracer and getattr(total, "flags", None) is not None:
+            if total.flags.writeable:
+                owned.add(record)
 
     for tracer, ct in roots:
         send(tracer.record, ct)

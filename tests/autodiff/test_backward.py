@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy
 import pytest
 
+import fnet
 from fnet import ops
 from fnet.autodiff import Tracer, backward, new_level
 from fnet.testing import assert_allclose
@@ -155,3 +156,20 @@ def test_backward_on_an_outer_level_is_unaffected_by_inner_levels():
     g_inner = inner[y.record]
     assert type(g_inner) is Tracer and g_inner.level == x.level  # d z / d y = x, still traced
     assert_allclose(backward([(g_inner, ONE)])[x.record], 1.0)
+
+
+def test_in_place_accumulation_never_touches_an_aliased_cotangent():
+    # add's VJP hands the same array to both operands; x1 then gets more cotangents, which the
+    # engine may add in place only into sums it made itself, so x2's gradient must stay c.
+    c, d, e = (numpy.array([1.0, 2.0]), numpy.array([10.0, 20.0]), numpy.array([100.0, 200.0]))
+
+    def loss(x1, x2):
+        first = ops.sum(ops.multiply(x1, e)) + ops.sum(ops.multiply(x1, d))
+        return first + ops.sum(ops.multiply(ops.add(x1, x2), c)) + ops.sum(ops.multiply(x1, d))
+
+    g1, g2 = fnet.grad(loss, argnums=(0, 1))(numpy.ones(2), numpy.ones(2))
+    numpy.testing.assert_array_equal(g1, c + 2 * d + e)
+    numpy.testing.assert_array_equal(g2, c)
+    g2_first, g1_then = fnet.grad(lambda x2, x1: loss(x1, x2), argnums=(0, 1))(numpy.ones(2), numpy.ones(2))
+    numpy.testing.assert_array_equal(g2_first, c)
+    numpy.testing.assert_array_equal(g1_then, c + 2 * d + e)
