@@ -200,6 +200,22 @@ def cnn_step(data):
     return step
 
 
+def mlp_adam_step(data):
+    model = MLP(data, F.relu)
+    opt = chainer.optimizers.Adam(alpha=ADAM_ALPHA, beta1=ADAM_BETA1, beta2=ADAM_BETA2, eps=ADAM_EPS)
+    opt.setup(model)
+    x, t = data["x"], data["t"]
+
+    def step():
+        loss = F.softmax_cross_entropy(model(x), t)
+        model.cleargrads()
+        loss.backward()
+        opt.update()
+        return loss
+
+    return step
+
+
 CASES = {
     "per_op": per_op,
     "mlp_step": mlp_step,
@@ -207,4 +223,5 @@ CASES = {
     "softmax_xent": softmax_xent,
     "lstm_lm_step": lstm_lm_step,
     "cnn_step": cnn_step,
+    "mlp_adam_step": mlp_adam_step,
 }

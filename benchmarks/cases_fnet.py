@@ -205,6 +205,26 @@ def cnn_step(data):
     return step
 
 
+def mlp_adam_step(data):
+    x, t = data["x"], data["t"]
+    rows = np.arange(x.shape[0])
+
+    def loss_fn(params, state, batch):
+        z = mlp(params, x, relu)
+        return fo.mean(fo.logsumexp(z, axis=1) - z[rows, t]), (state, {})
+
+    adam = fnet.optim.Adam(alpha=ADAM_ALPHA, beta1=ADAM_BETA1, beta2=ADAM_BETA2, eps=ADAM_EPS)
+    train_step = fnet.optim.make_train_step(loss_fn, adam)
+    params = mlp_params(data)
+    state = {"params": params, "adam": adam.init(params)}
+
+    def step():
+        state["params"], _, state["adam"], metrics = train_step(state["params"], None, state["adam"], None)
+        return metrics["loss"]
+
+    return step
+
+
 CASES = {
     "per_op": per_op,
     "mlp_step": mlp_step,
@@ -212,4 +232,5 @@ CASES = {
     "softmax_xent": softmax_xent,
     "lstm_lm_step": lstm_lm_step,
     "cnn_step": cnn_step,
+    "mlp_adam_step": mlp_adam_step,
 }

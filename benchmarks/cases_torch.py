@@ -230,6 +230,23 @@ def cnn_step(data):
     return step
 
 
+def mlp_adam_step(data):
+    model = MLP(data, torch.relu)
+    # eps is added to sqrt(v / (1 - beta2^t)) here, to sqrt(v) in Chainer: see cnn_step
+    opt = torch.optim.Adam(model.parameters(), lr=ADAM_ALPHA, betas=(ADAM_BETA1, ADAM_BETA2), eps=ADAM_EPS)
+    x = torch.from_numpy(data["x"])
+    t = torch.from_numpy(data["t"].astype(np.int64))
+
+    def step():
+        loss = F.cross_entropy(model(x), t)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss
+
+    return step
+
+
 CASES = {
     "per_op": per_op,
     "mlp_step": mlp_step,
@@ -237,4 +254,5 @@ CASES = {
     "softmax_xent": softmax_xent,
     "lstm_lm_step": lstm_lm_step,
     "cnn_step": cnn_step,
+    "mlp_adam_step": mlp_adam_step,
 }

@@ -99,6 +99,11 @@ CASES = {
         f"linear {CNN_HIDDEN}, linear {CNN_CLASSES}, batch {CNN_BATCH} of {'x'.join(map(str, CNN_INPUT))}, "
         "softmax CE, Adam",
     ),
+    "mlp_adam_step": (
+        "ms/step",
+        1e3,
+        f"{_sizes(MLP_SIZES)} ReLU MLP, softmax CE, batch {MLP_BATCH}, Adam step (Chainer's formulation)",
+    ),
 }
 
 
@@ -116,7 +121,7 @@ def make_data(case):
     rng = np.random.default_rng([SEED, list(CASES).index(case)])
     if case == "per_op":
         return {"x": rng.standard_normal(PER_OP_SIZE).astype(np.float32)}
-    if case == "mlp_step":
+    if case in ("mlp_step", "mlp_adam_step"):
         data = _layers(rng, MLP_SIZES)
         data["x"] = rng.standard_normal((MLP_BATCH, MLP_SIZES[0])).astype(np.float32)
         data["t"] = rng.integers(0, MLP_SIZES[-1], MLP_BATCH).astype(np.int32)

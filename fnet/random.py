@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy
 
 from . import backend
+from .errors import DTypeError, InvalidInputError
 
 __all__ = ["key", "split", "fold_in", "normal", "uniform", "bernoulli", "randint", "permutation", "choice"]
 
@@ -23,16 +24,16 @@ _KEY_WORDS = 4
 def key(seed: int):
     """A key from an integer seed."""
     if isinstance(seed, bool) or not isinstance(seed, (int, numpy.integer)):
-        raise TypeError(f"random.key: seed must be an int, got {type(seed).__name__}")
+        raise DTypeError(f"random.key: seed must be an int, got {type(seed).__name__}")
     if seed < 0:
-        raise ValueError(f"random.key: seed must be non-negative, got {seed}")
+        raise InvalidInputError(f"random.key: seed must be non-negative, got {seed}")
     return numpy.random.SeedSequence(int(seed)).generate_state(_KEY_WORDS)
 
 
 def _check(k, op: str):
     k = numpy.asarray(backend.to_cpu(k))
     if k.shape != (_KEY_WORDS,) or k.dtype != numpy.uint32:
-        raise TypeError(
+        raise DTypeError(
             f"random.{op}: expected a key (uint32[{_KEY_WORDS}]) from random.key or random.split, "
             f"got {k.dtype}[{', '.join(map(str, k.shape))}]"
         )
@@ -52,7 +53,7 @@ def fold_in(k, data: int):
     """A new key from ``k`` and an integer (e.g. a step number)."""
     k = _check(k, "fold_in")
     if int(data) < 0:
-        raise ValueError(f"random.fold_in: data must be a non-negative int, got {data}")
+        raise InvalidInputError(f"random.fold_in: data must be a non-negative int, got {data}")
     entropy = [int(w) for w in k] + [int(data), _FOLD_IN_TAG]
     return numpy.random.SeedSequence(entropy).generate_state(_KEY_WORDS)
 

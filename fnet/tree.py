@@ -123,7 +123,13 @@ def _node_type(cls: type):
 
 
 def _dict_flatten(d):
-    keys = sorted(d)
+    try:
+        keys = sorted(d)
+    except TypeError as error:
+        raise TreeStructureError(
+            f"tree: dict keys must be mutually orderable to give a stable leaf order, "
+            f"got {sorted(repr(k) for k in d)}\n  hint: use keys of one type (e.g. all str)"
+        ) from error
     return [d[k] for k in keys], tuple(keys)
 
 

@@ -318,3 +318,8 @@ def test_property_flatten_unflatten_roundtrip(t):
     assert tree.leaves(numbered) == list(range(len(leaves)))
     assert [p for p, _ in tree.flatten_with_paths(numbered)] == [p for p, _ in tree.flatten_with_paths(t)]
     assert tree.map(lambda x: x, t) == t
+
+
+def test_dict_keys_of_mixed_types_raise_a_clear_error():
+    with pytest.raises(TreeStructureError, match="dict keys must be mutually orderable"):
+        tree.flatten({1: 0, "a": 0})

@@ -1,0 +1,210 @@
+"""Gradient transformations: ``Transform(init, update)``, ``chain``, ``masked`` and ``apply_updates``.
+
+A transformation is a pair of pure functions. ``init(params)`` makes its state; ``update(grads,
+state, params)`` returns ``(updates, new_state)``, where ``updates`` is the pytree that
+``apply_updates(params, updates)`` adds to the parameters. Nothing is mutated: every call
+returns new arrays (or passes unchanged ones through) and a new state.
+
+``Transform.step(grads, state, params) -> (new_params, new_state)`` is ``update`` followed by
+``apply_updates``. A transformation may provide it as one fused pass (the ``fused`` field): the
+optimizers of ``fnet.optim`` compute the new parameters directly, in Chainer's formulation,
+without first materialising the updates and then adding them; ``chain`` runs all but its last
+member's ``update`` and then the last member's ``step``.
+
+>>> import numpy
+>>> from fnet import optim
+>>> tx = optim.chain(optim.WeightDecay(0.1), optim.SGD(lr=0.5))
+>>> params = {"w": numpy.array([1.0, -2.0])}
+>>> state = tx.init(params)
+>>> params, state = tx.step({"w": numpy.array([0.5, 0.5])}, state, params)
+>>> params["w"]
+array([ 0.7 , -2.15])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+
+from .. import backend, tree
+from ..errors import InvalidInputError, message
+
+__all__ = ["Transform", "chain", "masked", "apply_updates"]
+
+
+def _check_transform(op: str, name: str, value) -> None:
+    if not isinstance(value, Transform):
+        raise InvalidInputError(
+            message(
+                op,
+                f"expected {name} to be a fnet.optim.Transform, got {type(value).__name__}",
+                hint="build one with an optimizer or hook factory, e.g. fnet.optim.Adam() or "
+                "fnet.optim.WeightDecay(1e-4)",
+            )
+        )
+
+
+@attrs.frozen
+class Transform:
+    """A pure gradient transformation (an optimizer, a hook, or a chain of them).
+
+    Attributes:
+        init: ``init(params) -> state``.
+        update: ``update(grads, state, params) -> (updates, new_state)``.
+        fused: optional ``fused(grads, state, params) -> (new_params, new_state)``, equal to
+            ``update`` followed by ``apply_updates`` but done in one pass; ``step`` uses it.
+    """
+
+    init: Callable[[Any], Any]
+    update: Callable[[Any, Any, Any], tuple[Any, Any]]
+    fused: Callable[[Any, Any, Any], tuple[Any, Any]] | None = attrs.field(default=None, kw_only=True)
+
+    def step(self, grads: Any, state: Any, params: Any) -> tuple[Any, Any]:
+        """Update and apply: ``(new_params, new_state)``, fused into one pass when possible.
+
+        >>> import numpy
+        >>> from fnet import optim
+        >>> tx = optim.SGD(lr=0.1)
+        >>> params = {"w": numpy.array([1.0])}
+        >>> new_params, state = tx.step({"w": numpy.array([2.0])}, tx.init(params), params)
+        >>> new_params["w"], state.t
+        (array([0.8]), 1)
+        """
+        if self.fused is not None:
+            return self.fused(grads, state, params)
+        updates, state = self.update(grads, state, params)
+        return apply_updates(params, updates), state
+
+
+def _add(p, u):
+    out = u + p
+    if backend.is_array(p):  # an array of the parameter's dtype, as Chainer's in-place ``param += update``
+        out = backend.xp(p).asarray(out, dtype=p.dtype)
+    return out
+
+
+def _flatten_pair(op: str, grads, params, names=("grads", "params")) -> tuple[list, tree.Structure]:
+    """The leaves and structure of ``params``, checked to have the structure of ``grads``."""
+    leaves, structure = tree.flatten(params)
+    if tree.structure(grads) != structure:
+        raise tree.structure_mismatch(op, grads, params, names)
+    return leaves, structure
+
+
+def apply_updates(params: Any, updates: Any) -> Any:
+    """Add ``updates`` to ``params`` leaf by leaf; each result keeps its parameter's dtype.
+
+    >>> import numpy
+    >>> apply_updates({"w": numpy.array([1.0, 2.0])}, {"w": numpy.array([0.5, -1.0])})
+    {'w': array([1.5, 1. ])}
+    """
+    u_leaves, _ = tree.flatten(updates)
+    p_leaves, structure = _flatten_pair("apply_updates", updates, params, ("updates", "params"))
+    return tree.unflatten(structure, [_add(p, u) for p, u in zip(p_leaves, u_leaves)])
+
+
+def chain(*transforms: Transform) -> Transform:
+    """Compose transformations: each one's updates are the next one's gradients.
+
+    Chainer's optimizer hooks run on the gradients before the update rule, so they go first:
+    ``chain(WeightDecay(1e-4), GradientClipping(5.0), MomentumSGD())``. The state is the tuple
+    of the members' states; ``step`` fuses the last member's update with ``apply_updates``.
+
+    >>> import numpy
+    >>> from fnet import optim
+    >>> tx = optim.chain(optim.GradientHardClipping(-1.0, 1.0), optim.SGD(lr=1.0))
+    >>> params = {"w": numpy.array([0.0, 0.0])}
+    >>> tx.step({"w": numpy.array([3.0, -0.5])}, tx.init(params), params)[0]
+    {'w': array([-1. ,  0.5])}
+    """
+    for i, tx in enumerate(transforms):
+        _check_transform("chain", f"transforms[{i}]", tx)
+
+    def init(params):
+        return tuple(tx.init(params) for tx in transforms)
+
+    def check_state(state) -> None:
+        if not isinstance(state, tuple) or len(state) != len(transforms):
+            raise InvalidInputError(
+                message(
+                    "chain.update",
+                    f"expected the state to be a tuple of {len(transforms)} member states, "
+                    f"got {type(state).__name__}",
+                    hint="pass the state that this chain's init(params) (or its last update) returned",
+                )
+            )
+
+    def update(grads, state, params=None):
+        check_state(state)
+        states = []
+        for tx, s in zip(transforms, state):
+            grads, s = tx.update(grads, s, params)
+            states.append(s)
+        return grads, tuple(states)
+
+    def fused(grads, state, params):
+        check_state(state)
+        states = []
+        for tx, s in zip(transforms[:-1], state[:-1]):
+            grads, s = tx.update(grads, s, params)
+            states.append(s)
+        params, s = transforms[-1].step(grads, state[-1], params)
+        return params, (*states, s)
+
+    return Transform(init, update, fused=fused if transforms else None)
+
+
+def masked(inner: Transform, mask: Callable[[str], bool]) -> Transform:
+    """Apply ``inner`` only to the leaves whose path ``mask`` accepts; pass the others through.
+
+    ``mask`` gets a leaf's path as a string (``"l1/W"``, Chainer's parameter name) and returns
+    whether ``inner`` applies to it; ``inner`` sees a tree in which the other leaves are
+    ``None``. This is Chainer's per-parameter hook (``param.update_rule.add_hook(hook)``), e.g.
+    weight decay on weights but not biases::
+
+        chain(masked(WeightDecay(1e-4), lambda path: path.endswith("W")), MomentumSGD())
+
+    To keep parameters from being updated, use the optimizers' ``per_param`` overrides
+    (``{"enabled": False}``) instead: a masked optimizer would pass raw gradients through.
+
+    >>> import numpy
+    >>> from fnet import optim
+    >>> tx = optim.masked(optim.WeightDecay(1.0), lambda path: path == "W")
+    >>> params = {"W": numpy.array([2.0]), "b": numpy.array([2.0])}
+    >>> tx.update({"W": numpy.array([0.5]), "b": numpy.array([0.5])}, tx.init(params), params)[0]
+    {'W': array([2.5]), 'b': array([0.5])}
+    """
+    _check_transform("masked", "inner", inner)
+    if not callable(mask):
+        raise InvalidInputError(
+            message(
+                "masked",
+                f"expected mask to be a function of a path string, got {type(mask).__name__}",
+                hint="e.g. mask=lambda path: path.endswith('/W')",
+            )
+        )
+
+    def keeps(t) -> list[bool]:
+        return [bool(mask(tree.path_str(path))) for path, _ in tree.flatten_with_paths(t)]
+
+    def select(leaves, structure, keep):
+        return tree.unflatten(structure, [x if k else None for x, k in zip(leaves, keep)])
+
+    def init(params):
+        leaves, structure = tree.flatten(params)
+        return inner.init(select(leaves, structure, keeps(params)))
+
+    def update(grads, state, params=None):
+        keep = keeps(grads)
+        g_leaves, structure = tree.flatten(grads)
+        selected_params = None
+        if params is not None:
+            p_leaves, p_structure = _flatten_pair("masked.update", grads, params)
+            selected_params = select(p_leaves, p_structure, keep)
+        inner_updates, state = inner.update(select(g_leaves, structure, keep), state, selected_params)
+        it = iter(tree.leaves(inner_updates))
+        return tree.unflatten(structure, [next(it) if k else g for k, g in zip(keep, g_leaves)]), state
+
+    return Transform(init, update)

@@ -1,0 +1,128 @@
+"""Tests of fnet.optim.transform: Transform.step, chain, masked, apply_updates, and their errors."""
+
+from __future__ import annotations
+
+import numpy
+import pytest
+
+from fnet import optim
+from fnet.errors import InvalidInputError, TreeStructureError
+
+
+def scale(factor: float) -> optim.Transform:
+    """A test transformation multiplying the gradients by ``factor`` and counting its calls."""
+    return optim.Transform(
+        lambda params: 0,
+        lambda grads, state, params=None: ({k: g * factor for k, g in grads.items()}, state + 1),
+    )
+
+
+def tree(*values):
+    return {name: numpy.array([v]) for name, v in zip("ab", values)}
+
+
+def test_step_without_fused_is_update_then_apply_updates():
+    tx = scale(2.0)
+    params, state = tx.step(tree(1.0, 2.0), tx.init(None), tree(10.0, 20.0))
+    assert params == {"a": numpy.array([12.0]), "b": numpy.array([24.0])} and state == 1
+
+
+def test_step_uses_fused_when_given():
+    calls = []
+
+    def fused(grads, state, params):
+        calls.append("fused")
+        return params, state
+
+    tx = optim.Transform(lambda p: None, lambda g, s, p=None: (g, s), fused=fused)
+    params = tree(1.0, 2.0)
+    assert tx.step(tree(0.0, 0.0), None, params)[0] is params and calls == ["fused"]
+
+
+def test_apply_updates_keeps_each_parameter_dtype():
+    params = {"w": numpy.ones(2, numpy.float32)}
+    out = optim.apply_updates(params, {"w": numpy.full(2, 0.5)})
+    assert out["w"].dtype == numpy.float32 and out["w"].tolist() == [1.5, 1.5]
+    out = optim.apply_updates({"s": numpy.array(1.0, numpy.float32)}, {"s": numpy.array(0.5, numpy.float32)})
+    assert type(out["s"]) is numpy.ndarray and out["s"].dtype == numpy.float32  # not a NumPy scalar
+
+
+def test_apply_updates_structure_mismatch_names_the_path():
+    with pytest.raises(TreeStructureError, match="apply_updates.*'l1'"):
+        optim.apply_updates({"l1": {"W": numpy.ones(1)}}, {"l1": numpy.ones(1)})
+
+
+def test_chain_runs_members_in_order_and_keeps_their_states():
+    calls = []
+
+    def member(name):
+        def update(grads, state, params=None):
+            calls.append(name)
+            return {k: g + 1 for k, g in grads.items()}, state + [name]
+
+        return optim.Transform(lambda params: [], update)
+
+    tx = optim.chain(member("first"), member("second"), optim.SGD(lr=1.0))
+    params = tree(0.0, 0.0)
+    state = tx.init(params)
+    assert state[:2] == ([], []) and isinstance(state[2], optim.OptimizerState)
+    new_params, state = tx.step(tree(1.0, 1.0), state, params)
+    assert calls == ["first", "second"] and new_params == tree(-3.0, -3.0)
+    updates, state = tx.update(tree(1.0, 1.0), state, new_params)
+    assert updates == tree(-3.0, -3.0) and state[0] == ["first", "first"] and state[2].t == 2
+
+
+def test_empty_chain_is_the_identity():
+    tx = optim.chain()
+    grads = tree(1.0, 2.0)
+    assert tx.init(grads) == () and tx.update(grads, (), None) == (grads, ())
+
+
+def test_chain_rejects_what_is_not_a_transform():
+    with pytest.raises(
+        InvalidInputError, match=r"chain: expected transforms\[1\] to be a fnet.optim.Transform"
+    ):
+        optim.chain(optim.SGD(), optim.Adam)
+
+
+def test_chain_rejects_a_foreign_state():
+    tx = optim.chain(optim.WeightDecay(0.1), optim.SGD())
+    with pytest.raises(InvalidInputError, match="chain.update: expected the state to be a tuple of 2"):
+        tx.step(tree(1.0, 1.0), optim.SGD().init(tree(1.0, 1.0)), tree(1.0, 1.0))
+
+
+def test_masked_applies_inner_to_selected_leaves_only():
+    seen = []
+
+    def update(grads, state, params=None):
+        seen.append((grads, params))
+        return {k: None if g is None else g * 10 for k, g in grads.items()}, state + 1
+
+    inner = optim.Transform(lambda params: 0, update)
+    tx = optim.masked(inner, lambda path: path == "a")
+    params = tree(5.0, 6.0)
+    out, state = tx.update(tree(1.0, 2.0), tx.init(params), params)
+    assert out == tree(10.0, 2.0) and state == 1
+    assert seen[0][0]["b"] is None and seen[0][1]["b"] is None and seen[0][1]["a"][0] == 5.0
+
+
+def test_masked_nested_paths():
+    tx = optim.masked(optim.WeightDecay(1.0), lambda path: path.endswith("/W"))
+    params = {"l1": {"W": numpy.ones(1), "b": numpy.ones(1)}, "l2": {"W": numpy.ones(1), "b": numpy.ones(1)}}
+    grads = {
+        "l1": {"W": numpy.zeros(1), "b": numpy.zeros(1)},
+        "l2": {"W": numpy.zeros(1), "b": numpy.zeros(1)},
+    }
+    out, _ = tx.update(grads, tx.init(params), params)
+    assert [out[layer][name][0] for layer in ("l1", "l2") for name in "Wb"] == [1.0, 0.0, 1.0, 0.0]
+    assert out["l1"]["b"] is grads["l1"]["b"]
+
+
+def test_masked_checks_its_arguments():
+    with pytest.raises(InvalidInputError, match="masked: expected inner to be a fnet.optim.Transform"):
+        optim.masked(lambda g: g, lambda path: True)
+    with pytest.raises(InvalidInputError, match="masked: expected mask to be a function"):
+        optim.masked(optim.WeightDecay(0.1), "W")
+    tx = optim.masked(optim.WeightDecay(0.1), lambda path: True)
+    with pytest.raises(TreeStructureError, match="masked.update"):
+        tx.update(tree(1.0, 1.0), None, {"a": numpy.ones(1)})
