@@ -281,8 +281,8 @@ def contrastive(x0, x1, y, margin: float = 1, reduce: str = "mean"):
     >>> import numpy
     >>> x0 = numpy.array([[-2.0, 3.0, 0.5], [5.0, 2.0, -0.5]], numpy.float32)
     >>> x1 = numpy.array([[-1.0, 3.0, 1.0], [3.5, 0.5, -2.0]], numpy.float32)
-    >>> contrastive(x0, x1, numpy.array([1, 0], numpy.int32))
-    np.float32(0.3125)
+    >>> float(contrastive(x0, x1, numpy.array([1, 0], numpy.int32)))
+    0.3125
     """
     fn = "contrastive"
     _check_pairwise(fn, ("x0", "x1"), x0, x1, margin=margin, reduce=reduce)
@@ -426,8 +426,8 @@ def hinge(x, t, norm: str = "L1", reduce: str = "mean"):
 
     >>> import numpy
     >>> x = numpy.array([[-2.0, 3.0, 0.5], [5.0, 2.0, -0.5]], numpy.float32)
-    >>> hinge(x, numpy.array([1, 0], numpy.int32))
-    np.float32(2.5)
+    >>> float(hinge(x, numpy.array([1, 0], numpy.int32)))
+    2.5
     """
     fn = "hinge"
     check_float(fn, "x", x)

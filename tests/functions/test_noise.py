@@ -231,7 +231,8 @@ def test_simplified_dropconnect_statistics_and_keys(batchwise):
     y = F.simplified_dropconnect(x, W, ratio=0.25, use_batchwise_mask=batchwise, key=KEY)
     kept = y * 0.75 / 400  # each output is (number of kept weights) * scale
     assert within_sigmas(float(kept.mean()), 0.75, 20 * 400 * (50 if batchwise else 1))
-    assert (len(numpy.unique(y, axis=0)) > 1) == batchwise  # one pattern per sample, or one for all
+    # one pattern per sample, or one for all (rows equal up to the BLAS's rounding)
+    assert (not numpy.allclose(y, y[:1], rtol=1e-12, atol=0)) == batchwise
     numpy.testing.assert_array_equal(
         F.simplified_dropconnect(x, W, ratio=0.25, use_batchwise_mask=batchwise, key=KEY), y
     )
