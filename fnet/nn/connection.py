@@ -27,7 +27,7 @@ from .. import backend, initializers, random
 from .. import functions as F
 from ..autodiff.tracer import unbox_all
 from ..errors import InvalidInputError, ShapeError, message
-from .convolution import Convolution2D, IntOrTuple, _init_lazy_children, _input_shape, _positive
+from .convolution import Convolution2D, IntOrTuple, _input_shape, _positive
 from .layer import Layer, Module, frozen_initializer
 from .linear import Linear
 from .normalization import BatchNormalization
@@ -293,7 +293,7 @@ class Maxout(Module):
 
     def init(self, key, x=None) -> dict:
         """The child's params; ``x`` (an example input) is needed when ``in_size`` is None."""
-        return _init_lazy_children(self, key, x)
+        return Module.init(self, key, x)
 
     def apply(self, params, x):
         """``maxout(linear(x), pool_size)``: ``(batch, out_size)``."""
@@ -458,7 +458,7 @@ class Inception(Module):
 
     def init(self, key, x=None) -> dict:
         """The params of the convolutions; ``x`` is needed when ``in_channels`` is None."""
-        return _init_lazy_children(self, key, x)
+        return Module.init(self, key, x)
 
     def apply(self, params, x):
         """The four branches on images ``x``, concatenated on the channel axis."""
@@ -567,7 +567,7 @@ class InceptionBN(Module):
     def init(self, key, x=None) -> dict:
         """The params of the convolutions and normalizations; ``x`` is needed when
         ``in_channels`` is None."""
-        return _init_lazy_children(self, key, x)
+        return Module.init(self, key, x)
 
     def apply(self, params, x, state, *, train: bool = True):
         """``(y, new_state)`` for images ``x``: the branches concatenated on the channel axis."""

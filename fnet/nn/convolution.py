@@ -27,7 +27,7 @@ from .. import functions as F
 from .. import initializers, random
 from ..autodiff.tracer import unbox_all
 from ..errors import InvalidInputError, ShapeError, message
-from .layer import Layer, Module, _children, frozen_initializer
+from .layer import Layer, Module, frozen_initializer
 
 __all__ = [
     "Convolution1D",
@@ -168,20 +168,6 @@ def _draw(layer, key, w_shape: tuple, b_shape: tuple, default_W=None) -> dict:
     if not layer.nobias:
         params["b"] = initializers.as_initializer(layer.initial_bias, initializers.Zero())(b_key, b_shape)
     return params
-
-
-def _init_lazy_children(module: Module, key, x=None) -> dict:
-    """``Module.init``, except that the children left to infer their input size (``in_channels``
-    or ``in_size`` None) get the example input ``x``: for composites whose first layers read it."""
-
-    def lazy(child) -> bool:
-        return any(getattr(child, name, 0) is None for name in ("in_channels", "in_size"))
-
-    children = _children(module)
-    keys = random.split(key, len(children))
-    return {
-        name: child.init(k, x) if lazy(child) else child.init(k) for (name, child), k in zip(children, keys)
-    }
 
 
 # -- N-dimensional convolutions --------------------------------------------------------------
@@ -894,7 +880,7 @@ class DeformableConvolution2D(Module):
 
     def init(self, key, x=None) -> dict:
         """The params of both children; ``x`` is needed when ``in_channels`` is None."""
-        return _init_lazy_children(self, key, x)
+        return Module.init(self, key, x)
 
     def apply(self, params, x):
         """The deformable convolution of images ``x`` ``(batch, in_channels, h, w)``."""

@@ -78,6 +78,11 @@ def _children(module) -> list[tuple[str, Layer]]:
     ]
 
 
+def _is_lazy(layer: Layer) -> bool:
+    """Whether ``layer`` infers its input size from an example input (Chainer's lazy links)."""
+    return any(getattr(layer, name, 0) is None for name in ("in_channels", "in_size"))
+
+
 class Module(Layer):
     """A composite layer whose attrs fields are its child layers; subclasses define ``apply``.
 
@@ -90,11 +95,18 @@ class Module(Layer):
     def stateful(self) -> bool:  # type: ignore[override]
         return any(child.stateful for _, child in _children(self))
 
-    def init(self, key) -> dict:
-        """Each child's params under its field name, from its own key split off ``key``."""
+    def init(self, key, x=None) -> dict:
+        """Each child's params under its field name, from its own key split off ``key``.
+
+        Children left to infer their input size (``in_size`` or ``in_channels`` None) get the
+        example input ``x``: that suits composites whose first layers read the input.
+        """
         children = _children(self)
         keys = random.split(key, len(children))
-        return {name: child.init(k) for (name, child), k in zip(children, keys)}
+        return {
+            name: child.init(k, x) if _is_lazy(child) else child.init(k)
+            for (name, child), k in zip(children, keys)
+        }
 
     def init_state(self) -> dict:
         """Each stateful child's initial state under its field name."""
