@@ -28,6 +28,9 @@ names) and whose ``apply`` says how they are wired:
 
 from __future__ import annotations
 
+import functools
+import inspect
+
 import attrs
 
 from .. import initializers, random
@@ -153,13 +156,18 @@ class Sequential(Layer):
         """Each stateful layer's initial state, keyed like its params."""
         return {name: layer.init_state() for name, layer in self._named() if layer.stateful}
 
-    def apply(self, params, x, state=None, *, train: bool = True):
-        """``x`` through every layer and function in turn; ``(y, state)`` if a layer has state."""
+    def apply(self, params, x, state=None, *, train: bool = True, key=None):
+        """``x`` through every layer and function in turn; ``(y, state)`` if a layer has state.
+
+        ``key`` is split among the layers whose ``apply`` takes one (dropout-like layers).
+        """
         if state is None and self.stateful:
             raise InvalidInputError(
                 "Sequential.apply: a child layer has state; pass state=... "
                 "(from Sequential.init_state(), then the state returned by the previous call)"
             )
+        takers = [] if key is None else [n for n, layer in self._named() if _takes_key(type(layer))]
+        keys = dict(zip(takers, random.split(key, len(takers)))) if takers else {}
         new_state = {}
         rank = 0
         for layer in self.layers:
@@ -167,8 +175,15 @@ class Sequential(Layer):
                 x = layer(x)
                 continue
             name, rank = str(rank), rank + 1
+            extra = {"key": keys[name]} if name in keys else {}
             if layer.stateful:
-                x, new_state[name] = layer.apply(params[name], x, state[name], train=train)
+                x, new_state[name] = layer.apply(params[name], x, state[name], train=train, **extra)
             else:
-                x = layer.apply(params[name], x)
+                x = layer.apply(params[name], x, **extra)
         return (x, new_state) if self.stateful else x
+
+
+@functools.cache
+def _takes_key(cls: type) -> bool:
+    """Whether the layer class's ``apply`` takes a random ``key``."""
+    return "key" in inspect.signature(cls.apply).parameters

@@ -155,3 +155,15 @@ def test_frozen_initializer():
     array[0] = 5.0
     assert isinstance(frozen, initializers.Constant) and frozen.fill_value[0] == 1.0
     assert nn.layer.frozen_initializer(2) == initializers.Constant(2)
+
+
+def test_sequential_hands_split_keys_to_layers_that_take_one():
+    model = nn.Sequential(nn.StatefulZoneoutLSTM(3, 2), nn.Linear(2, 2))
+    params = model.init(fnet.random.key(0))
+    x = numpy.ones((4, 3), numpy.float32)
+    y1, state = model(params, x, model.init_state(), key=fnet.random.key(1))
+    y2, _ = model(params, x, model.init_state(), key=fnet.random.key(1))
+    numpy.testing.assert_array_equal(y1, y2)
+    assert y1.shape == (4, 2) and set(state) == {"0"}
+    with pytest.raises(fnet.errors.InvalidInputError, match="key"):
+        model(params, x, model.init_state())
