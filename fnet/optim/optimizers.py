@@ -39,6 +39,7 @@ from typing import Any
 
 import attrs
 import numpy
+from scipy.linalg import blas as scipy_blas
 
 from .. import backend, tree
 from ..errors import DTypeError, InvalidInputError, ShapeError, TreeStructureError, message
@@ -326,6 +327,27 @@ def _gradient_method(
     )
 
 
+def _axpy(a: float, x, y) -> None:
+    """``y += a * x`` in place, in one pass through BLAS where both are contiguous NumPy float
+    arrays of one dtype and layout (two passes through NumPy otherwise)."""
+    if (
+        type(x) is numpy.ndarray
+        and type(y) is numpy.ndarray
+        and x.dtype == y.dtype
+        and x.dtype in (numpy.float32, numpy.float64)
+        and x.flags.c_contiguous
+        and y.flags.c_contiguous
+        and y.flags.writeable
+        and x.shape == y.shape
+    ):
+        flat = y.reshape(-1)
+        out = scipy_blas.get_blas_funcs("axpy", (flat,))(x.reshape(-1), flat, a=a)
+        if out is not flat:  # f2py made a copy after all: keep the in-place contract
+            flat[...] = out
+        return
+    y += a * x
+
+
 def _zeros(*names: str) -> _InitSlots:
     return lambda p, hp: {name: backend.xp(p).zeros_like(p) for name in names}
 
@@ -526,14 +548,15 @@ def _adam(
         store = (lambda a: a.astype(p.dtype)) if interm != p.dtype else (lambda a: a)
         alpha_t = hp["alpha"] * math.sqrt(1.0 - math.pow(beta2, t)) / (1.0 - math.pow(beta1, t))
 
-        m = g - s["m"]  # m += (1 - beta1) (g - m), in fresh arrays
-        m *= 1.0 - beta1
-        m += s["m"]
+        # m = beta1 m + (1 - beta1) g and v = beta2 v + (1 - beta2) g^2, in fresh arrays; the
+        # BLAS axpy adds the old moment in one pass (Chainer's m += (1 - beta1)(g - m) is the
+        # same up to rounding, in three)
+        m = g * (1.0 - beta1)
+        _axpy(beta1, s["m"], m)
         m = store(m)
-        v = g * g
-        v -= s["v"]
-        v *= 1.0 - beta2
-        v += s["v"]
+        v = g * (1.0 - beta2)
+        v *= g
+        _axpy(beta2, s["v"], v)
         v = store(v)
         new = {"m": m, "v": v}
         if hp["amsgrad"]:
