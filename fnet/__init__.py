@@ -5,7 +5,7 @@
 6.0
 """
 
-from . import backend, errors, initializers, io, ops, optim, random, tree
+from . import backend, errors, functions, initializers, io, nn, ops, optim, random, testing, tree
 from .autodiff import grad, hessian, jacobian, no_grad, stop_gradient, value_and_grad, vjp
 from .autodiff.tracer import Tracer
 
@@ -16,11 +16,14 @@ backend._tune_host_allocator_on_import()
 __all__ = [
     "backend",
     "errors",
+    "functions",
     "initializers",
     "io",
+    "nn",
     "ops",
     "optim",
     "random",
+    "testing",
     "tree",
     "grad",
     "value_and_grad",

@@ -32,6 +32,7 @@ Chainer's arithmetic; ``tx.update`` returns the difference that ``apply_updates`
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 from collections.abc import Callable
@@ -39,7 +40,6 @@ from typing import Any
 
 import attrs
 import numpy
-from scipy.linalg import blas as scipy_blas
 
 from .. import backend, tree
 from ..errors import DTypeError, InvalidInputError, ShapeError, TreeStructureError, message
@@ -327,6 +327,14 @@ def _gradient_method(
     )
 
 
+@functools.cache
+def _blas_axpy(dtype):
+    """BLAS's axpy for ``dtype`` (scipy.linalg is imported on first use: it is slow to import)."""
+    from scipy.linalg import blas
+
+    return blas.get_blas_funcs("axpy", dtype=dtype)
+
+
 def _axpy(a: float, x, y) -> None:
     """``y += a * x`` in place, in one pass through BLAS where both are contiguous NumPy float
     arrays of one dtype and layout (two passes through NumPy otherwise)."""
@@ -341,7 +349,7 @@ def _axpy(a: float, x, y) -> None:
         and x.shape == y.shape
     ):
         flat = y.reshape(-1)
-        out = scipy_blas.get_blas_funcs("axpy", (flat,))(x.reshape(-1), flat, a=a)
+        out = _blas_axpy(flat.dtype)(x.reshape(-1), flat, a=a)
         if out is not flat:  # f2py made a copy after all: keep the in-place contract
             flat[...] = out
         return
