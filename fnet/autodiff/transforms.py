@@ -80,9 +80,10 @@ def _vjp(f: Callable, primals: tuple, has_aux: bool, op: str):
     result = f(*_tree.unflatten(structure, inputs))
     if has_aux:
         if not (isinstance(result, tuple) and len(result) == 2):
+            got = "a single value" if type(result) is Tracer else type(result).__name__
             raise TypeError(
-                f"{op}: with has_aux=True the function must return a pair (output, aux), "
-                f"got {type(result).__name__}"
+                f"{op}: with has_aux=True the function must return a pair (output, aux), got {got}\n"
+                "  hint: return (loss, aux), or leave has_aux False"
             )
         result, aux = result
     # None is a leaf here: a None cotangent is a symbolic zero for its output
