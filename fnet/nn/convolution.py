@@ -18,6 +18,7 @@ third place) means ``in_channels=None``; so do ``ConvolutionND``, ``Deconvolutio
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Sequence
 
 import attrs
@@ -170,6 +171,31 @@ def _draw(layer, key, w_shape: tuple, b_shape: tuple, default_W=None) -> dict:
     return params
 
 
+def _fixed_ndim(ndim: int):
+    """Give a subclass of ``ConvolutionND`` / ``DeconvolutionND`` (Chainer's 1-D and 3-D links)
+    the base's constructor with ``ndim`` fixed and ``ksize`` required, signature included."""
+
+    def decorate(cls):
+        base = cls.__mro__[1]
+        params = [p for p in inspect.signature(base.__init__).parameters.values() if p.name != "ndim"]
+        params = [p.replace(default=inspect.Parameter.empty) if p.name == "ksize" else p for p in params]
+        signature = inspect.Signature(params)
+
+        def __init__(self, *args, **kwargs):
+            bound = signature.bind(self, *args, **kwargs)
+            bound.apply_defaults()
+            arguments = dict(bound.arguments)
+            del arguments["self"]
+            base.__init__(self, ndim, **arguments)
+
+        __init__.__signature__ = signature
+        __init__.__doc__ = f"{cls.__name__}: the arguments of {base.__name__} without ndim."
+        cls.__init__ = __init__
+        return cls
+
+    return decorate
+
+
 # -- N-dimensional convolutions --------------------------------------------------------------
 @attrs.frozen(init=False)
 class ConvolutionND(Layer):
@@ -245,74 +271,18 @@ class ConvolutionND(Layer):
         )
 
 
+@_fixed_ndim(1)
 @attrs.frozen(init=False)
 class Convolution1D(ConvolutionND):
     """One-dimensional convolution layer, Chainer's ``L.Convolution1D``: ``ConvolutionND`` with
     ``ndim=1``, for sequences ``(batch, in_channels, length)``; ``in_channels=None`` is inferred."""
 
-    def __init__(
-        self,
-        in_channels: int | None,
-        out_channels: int,
-        ksize: IntOrTuple,
-        stride: IntOrTuple = 1,
-        pad: IntOrTuple = 0,
-        nobias: bool = False,
-        initialW=None,
-        initial_bias=None,
-        cover_all: bool = False,
-        dilate: IntOrTuple = 1,
-        groups: int = 1,
-    ):
-        super().__init__(
-            1,
-            in_channels,
-            out_channels,
-            ksize,
-            stride,
-            pad,
-            nobias,
-            initialW,
-            initial_bias,
-            cover_all,
-            dilate,
-            groups,
-        )
 
-
+@_fixed_ndim(3)
 @attrs.frozen(init=False)
 class Convolution3D(ConvolutionND):
     """Three-dimensional convolution layer, Chainer's ``L.Convolution3D``: ``ConvolutionND`` with
     ``ndim=3``, for volumes ``(batch, in_channels, d, h, w)``; ``in_channels=None`` is inferred."""
-
-    def __init__(
-        self,
-        in_channels: int | None,
-        out_channels: int,
-        ksize: IntOrTuple,
-        stride: IntOrTuple = 1,
-        pad: IntOrTuple = 0,
-        nobias: bool = False,
-        initialW=None,
-        initial_bias=None,
-        cover_all: bool = False,
-        dilate: IntOrTuple = 1,
-        groups: int = 1,
-    ):
-        super().__init__(
-            3,
-            in_channels,
-            out_channels,
-            ksize,
-            stride,
-            pad,
-            nobias,
-            initialW,
-            initial_bias,
-            cover_all,
-            dilate,
-            groups,
-        )
 
 
 @attrs.frozen(init=False)
@@ -450,74 +420,18 @@ class DeconvolutionND(Layer):
         )
 
 
+@_fixed_ndim(1)
 @attrs.frozen(init=False)
 class Deconvolution1D(DeconvolutionND):
     """One-dimensional deconvolution layer, Chainer's ``L.Deconvolution1D``: ``DeconvolutionND``
     with ``ndim=1``; ``in_channels=None`` is inferred from the example input."""
 
-    def __init__(
-        self,
-        in_channels: int | None,
-        out_channels: int,
-        ksize: IntOrTuple,
-        stride: IntOrTuple = 1,
-        pad: IntOrTuple = 0,
-        nobias: bool = False,
-        outsize: Sequence[int] | None = None,
-        initialW=None,
-        initial_bias=None,
-        dilate: IntOrTuple = 1,
-        groups: int = 1,
-    ):
-        super().__init__(
-            1,
-            in_channels,
-            out_channels,
-            ksize,
-            stride,
-            pad,
-            nobias,
-            outsize,
-            initialW,
-            initial_bias,
-            dilate,
-            groups,
-        )
 
-
+@_fixed_ndim(3)
 @attrs.frozen(init=False)
 class Deconvolution3D(DeconvolutionND):
     """Three-dimensional deconvolution layer, Chainer's ``L.Deconvolution3D``: ``DeconvolutionND``
     with ``ndim=3``; ``in_channels=None`` is inferred from the example input."""
-
-    def __init__(
-        self,
-        in_channels: int | None,
-        out_channels: int,
-        ksize: IntOrTuple,
-        stride: IntOrTuple = 1,
-        pad: IntOrTuple = 0,
-        nobias: bool = False,
-        outsize: Sequence[int] | None = None,
-        initialW=None,
-        initial_bias=None,
-        dilate: IntOrTuple = 1,
-        groups: int = 1,
-    ):
-        super().__init__(
-            3,
-            in_channels,
-            out_channels,
-            ksize,
-            stride,
-            pad,
-            nobias,
-            outsize,
-            initialW,
-            initial_bias,
-            dilate,
-            groups,
-        )
 
 
 @attrs.frozen(init=False)
