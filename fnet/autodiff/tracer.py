@@ -16,9 +16,11 @@ import contextlib
 import contextvars
 import itertools
 
+import numpy
+
 from ..errors import TracerConversionError, aval, message
 
-__all__ = ["Tracer", "Record", "new_level", "no_grad", "grad_enabled", "unbox", "unbox_all"]
+__all__ = ["Tracer", "Record", "new_level", "no_grad", "grad_enabled", "unbox", "unbox_all", "shape_of"]
 
 _sequence = itertools.count()
 _last_level = 0  # level 0 is kept for an always-on outer level (the Chainer layer)
@@ -144,6 +146,11 @@ def unbox_all(x):
     while type(x) is Tracer:
         x = x.value
     return x
+
+
+def shape_of(x) -> tuple:
+    """The shape of ``x``, traced or not (``()`` for Python scalars)."""
+    return numpy.shape(unbox_all(x))
 
 
 def grad_enabled() -> bool:

@@ -15,6 +15,7 @@ import numpy
 from .. import backend, ops
 from .. import random as _random
 from ..autodiff import primitive
+from ..autodiff.tracer import shape_of as _shape
 from ..autodiff.tracer import unbox_all
 from ..errors import InvalidInputError, ShapeError, message
 from ._checks import check_axis, check_float, check_same_dtype, check_same_shape
@@ -41,10 +42,6 @@ __all__ = [
     "tanh",
     "tree_lstm",
 ]
-
-
-def _shape(x) -> tuple:
-    return numpy.shape(unbox_all(x))
 
 
 def _axis(fn: str, x, axis: int) -> int:

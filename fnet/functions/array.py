@@ -19,6 +19,7 @@ import numpy
 
 from .. import backend, ops
 from ..autodiff import primitive
+from ..autodiff.tracer import shape_of as _shape
 from ..autodiff.tracer import unbox_all
 from ..errors import DTypeError, InvalidInputError, ShapeError, message
 from ._checks import check_axis, check_float, check_labels, check_ndim, check_same_dtype
@@ -68,8 +69,6 @@ __all__ = [
 
 
 # -- helpers ---------------------------------------------------------------------------------
-def _shape(x) -> tuple:
-    return numpy.shape(unbox_all(x))
 
 
 def _xp(x):

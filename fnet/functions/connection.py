@@ -20,6 +20,7 @@ import numpy
 
 from .. import backend, ops
 from ..autodiff import primitive
+from ..autodiff.tracer import shape_of as _shape
 from ..autodiff.tracer import unbox_all
 from ..errors import InvalidInputError, ShapeError, message
 from ._checks import check_float, check_labels, check_ndim, check_same_dtype
@@ -33,10 +34,6 @@ __all__ = [
     "local_convolution_2d",
     "shift",
 ]
-
-
-def _shape(x) -> tuple:
-    return numpy.shape(unbox_all(x))
 
 
 def _check_param(fn: str, name: str, p, like: str, x, expected: tuple, hint: str) -> None:

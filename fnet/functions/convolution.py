@@ -29,7 +29,7 @@ import numpy
 
 from .. import backend, ops
 from ..autodiff import primitive
-from ..autodiff.tracer import unbox_all
+from ..autodiff.tracer import shape_of as _shape
 from ..errors import InvalidInputError, ShapeError, message
 from ._checks import check_float, check_ndim, check_same_dtype
 
@@ -236,8 +236,6 @@ _filter_grad.defvjp(
 
 
 # -- argument checks --------------------------------------------------------------------------
-def _shape(x) -> tuple:
-    return numpy.shape(unbox_all(x))
 
 
 def _int_tuple(fn: str, name: str, value, ndim: int, minimum: int) -> tuple[int, ...]:

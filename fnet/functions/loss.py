@@ -18,6 +18,7 @@ import numpy
 from .. import backend, ops
 from ..autodiff import primitive
 from ..autodiff.tracer import Tracer, unbox_all
+from ..autodiff.tracer import shape_of as _shape
 from ..errors import InvalidInputError, ShapeError, message
 from ._checks import check_float, check_labels, check_ndim, check_reduce, check_same_dtype, check_same_shape
 from .activation import log_softmax, relu, softplus
@@ -43,8 +44,6 @@ __all__ = [
 
 
 # -- shared checks and reductions --------------------------------------------------------------
-def _shape(x) -> tuple:
-    return numpy.shape(unbox_all(x))
 
 
 def _dtype(x) -> numpy.dtype:

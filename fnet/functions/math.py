@@ -19,6 +19,7 @@ import numpy
 
 from .. import backend, ops
 from ..autodiff import primitive
+from ..autodiff.tracer import shape_of as _shape
 from ..autodiff.tracer import unbox_all
 from ..errors import DTypeError, InvalidInputError, ShapeError, message
 from ..ops.linalg import in_linalg_precision
@@ -103,8 +104,6 @@ _Axis = int | tuple[int, ...] | None
 
 
 # -- shared checks ---------------------------------------------------------------------------
-def _shape(x) -> tuple:
-    return numpy.shape(unbox_all(x))
 
 
 def _check_floats(fn: str, **operands) -> None:

@@ -22,6 +22,7 @@ import numpy
 
 from .. import backend, ops
 from ..autodiff import primitive
+from ..autodiff.tracer import shape_of as _shape
 from ..autodiff.tracer import unbox_all
 from ..errors import InvalidInputError, ShapeError, message
 from ._checks import check_axis, check_float, check_ndim, check_same_dtype
@@ -38,10 +39,6 @@ __all__ = [
     "local_response_normalization",
     "normalize",
 ]
-
-
-def _shape(x) -> tuple:
-    return numpy.shape(unbox_all(x))
 
 
 def _dtype(x) -> numpy.dtype:

@@ -25,6 +25,7 @@ import numpy
 
 from .. import backend, ops
 from ..autodiff import primitive
+from ..autodiff.tracer import shape_of as _shape
 from ..autodiff.tracer import unbox_all
 from ..errors import DTypeError, InvalidInputError, ShapeError, message
 from ._checks import check_float, check_ndim, check_same_dtype
@@ -50,10 +51,6 @@ __all__ = [
     "unpooling_nd",
     "upsampling_2d",
 ]
-
-
-def _shape(x) -> tuple:
-    return numpy.shape(unbox_all(x))
 
 
 # -- window geometry -------------------------------------------------------------------------

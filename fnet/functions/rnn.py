@@ -18,7 +18,7 @@ import numpy
 
 from .. import ops
 from .. import random as _random
-from ..autodiff.tracer import unbox_all
+from ..autodiff.tracer import shape_of as _shape
 from ..errors import InvalidInputError, ShapeError, message
 from ._checks import check_float, check_ndim, check_same_dtype
 from .activation import lstm, relu, sigmoid
@@ -26,10 +26,6 @@ from .connection import linear
 from .noise import dropout
 
 __all__ = ["n_step_bigru", "n_step_bilstm", "n_step_birnn", "n_step_gru", "n_step_lstm", "n_step_rnn"]
-
-
-def _shape(x) -> tuple:
-    return numpy.shape(unbox_all(x))
 
 
 def _rows(x, start: int, stop: int | None = None):

@@ -15,7 +15,7 @@ import numpy
 
 from .. import backend, ops
 from ..autodiff import primitive
-from ..autodiff.tracer import unbox_all
+from ..autodiff.tracer import shape_of, unbox_all
 from ..autodiff.transforms import stop_gradient
 from ..errors import DTypeError, InvalidInputError, ShapeError, message
 from ._checks import check_float, check_ndim, check_same_dtype
@@ -202,10 +202,6 @@ def _coo_matmul_vjp_dense(g, ans, data, dense, *, row, col, valid, batch, shape)
 _coo_matmul.defvjp(_coo_matmul_vjp_data, _coo_matmul_vjp_dense)
 
 
-def _shape_of(x) -> tuple:
-    return numpy.shape(unbox_all(x))
-
-
 def sparse_matmul(a, b, transa: bool = False, transb: bool = False):
     """Product of a sparse and a dense matrix, or of batches of them, as a dense array.
 
@@ -250,7 +246,7 @@ def sparse_matmul(a, b, transa: bool = False, transb: bool = False):
             message(
                 "sparse_matmul",
                 f"the operands do not fit: a sparse {'batch of ' if batched else ''}{sparse.shape} "
-                f"matrix and a dense {_shape_of(a if transpose_out else b)} array, with transa={transa}, "
+                f"matrix and a dense {shape_of(a if transpose_out else b)} array, with transa={transa}, "
                 f"transb={transb}",
                 {"sparse data": sparse.data, "dense operand": a if transpose_out else b},
                 "the contracted lengths (and the batch sizes) must match; check transa and transb",

@@ -20,6 +20,7 @@ import numpy
 
 from .. import backend, initializers, random
 from .. import functions as F
+from ..autodiff.tracer import shape_of as _shape
 from ..autodiff.tracer import unbox_all
 from ..errors import InvalidInputError, ShapeError, aval, message
 from .layer import Layer
@@ -31,10 +32,6 @@ __all__ = [
     "GroupNormalization",
     "LayerNormalization",
 ]
-
-
-def _shape(x) -> tuple:
-    return numpy.shape(unbox_all(x))
 
 
 def _check_state(fn: str, state, keys: tuple[str, ...], hint: str = "") -> None:

@@ -20,6 +20,7 @@ import numpy
 
 from .. import backend, initializers, ops, random
 from .. import functions as F
+from ..autodiff.tracer import shape_of as _shape
 from ..autodiff.tracer import unbox_all
 from ..errors import InvalidInputError, ShapeError, message
 from .layer import Layer
@@ -44,10 +45,6 @@ __all__ = [
     "NStepBiRNNTanh",
     "NStepBiRNNReLU",
 ]
-
-
-def _shape(x) -> tuple:
-    return numpy.shape(unbox_all(x))
 
 
 def _zeros(x, units: int):

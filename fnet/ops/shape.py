@@ -10,7 +10,7 @@ import numpy
 
 from .. import backend
 from ..autodiff import primitive
-from ..autodiff.tracer import unbox_all
+from ..autodiff.tracer import shape_of as _shape
 from ..errors import ShapeError, message
 
 __all__ = [
@@ -34,10 +34,6 @@ __all__ = [
     "diagonal",
     "atleast_1d",
 ]
-
-
-def _shape(x) -> tuple:
-    return numpy.shape(unbox_all(x))
 
 
 def _normalize_axes(axis, ndim: int, op: str) -> tuple[int, ...]:
