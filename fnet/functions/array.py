@@ -71,10 +71,6 @@ __all__ = [
 # -- helpers ---------------------------------------------------------------------------------
 
 
-def _xp(x):
-    return backend.xp(unbox_all(x))
-
-
 def _pair(fn: str, name: str, value) -> tuple[int, int]:
     """An int or a pair of ints as a pair (Chainer's ``ksize=k`` means ``(k, k)``)."""
     pair = (value, value) if isinstance(value, (int, numpy.integer)) else tuple(value)
@@ -423,8 +419,8 @@ def transpose_sequence(xs):
     starts = numpy.concatenate([[0], numpy.cumsum(lengths)[:-1]])
     present = steps[:, None] < lengths[None, :]  # (time, sequence)
     order = (starts[None, :] + steps[:, None])[present]  # rows of the concatenation, time-major
-    order = _xp(xs[0]).asarray(order)
-    joined = _permute(ops.concatenate(xs, 0), axis=0, order=order, inverse=_xp(order).argsort(order))
+    order = backend.xp(xs[0]).asarray(order)
+    joined = _permute(ops.concatenate(xs, 0), axis=0, order=order, inverse=backend.xp(order).argsort(order))
     return tuple(ops.split(joined, numpy.cumsum(present.sum(axis=1))[:-1].tolist(), 0))
 
 
@@ -468,7 +464,7 @@ def scatter_add(a, slices, b):
     ``b`` must have exactly the shape of ``a[slices]`` (no broadcasting, as in Chainer)."""
     check_same_dtype("scatter_add", ("a", "b"), a, b)
     slices = _slices(slices)
-    xp = _xp(a)
+    xp = backend.xp(a)
     target = ops.getitem(xp.broadcast_to(xp.zeros((), dtype=bool), _shape(a)), slices)
     if target.shape != _shape(b):
         raise ShapeError(
@@ -498,7 +494,7 @@ def select_item(x, t):
             )
         )
     check_labels("select_item", "t", t, classes)
-    xp = _xp(x)
+    xp = backend.xp(x)
     return ops.getitem(x, (xp.arange(n), xp.asarray(unbox_all(t))))
 
 
@@ -528,8 +524,8 @@ def permutate(x, indices, axis: int = 0, inv: bool = False):
                 "each position along the axis must appear exactly once",
             )
         )
-    indices = _xp(x).asarray(indices)
-    inverse = _xp(indices).argsort(indices)
+    indices = backend.xp(x).asarray(indices)
+    inverse = backend.xp(indices).argsort(indices)
     return _permute(x, axis=axis, order=inverse if inv else indices, inverse=indices if inv else inverse)
 
 
@@ -597,7 +593,7 @@ def as_strided(x, shape, strides, storage_offset: int | None = None):
                 "reduce the shape, the strides or the storage_offset (all counted in elements)",
             )
         )
-    return ops.getitem(ops.reshape(x, (size,)), _xp(x).asarray(flat_index))
+    return ops.getitem(ops.reshape(x, (size,)), backend.xp(x).asarray(flat_index))
 
 
 # -- padding ---------------------------------------------------------------------------------
@@ -780,7 +776,7 @@ def resize_images(x, output_shape, *, mode: str = "bilinear", align_corners: boo
         raise InvalidInputError(
             f"resize_images: mode {mode!r} is not supported\n  hint: use 'bilinear' or 'nearest'"
         )
-    xp, dtype = _xp(x), unbox_all(x).dtype
+    xp, dtype = backend.xp(x), unbox_all(x).dtype
     rows = xp.asarray(_interpolation_matrix(h, out_h, mode, align_corners).astype(dtype))
     cols = xp.asarray(_interpolation_matrix(w, out_w, mode, align_corners).T.astype(dtype))
     return ops.matmul(ops.matmul(rows, x), cols)
@@ -816,7 +812,7 @@ def spatial_transformer_grid(theta, output_shape, **kwargs):
     dtype = unbox_all(theta).dtype
     ys, xs = numpy.meshgrid(numpy.linspace(-1, 1, h), numpy.linspace(-1, 1, w), indexing="ij")
     coords = numpy.stack([xs.ravel(), ys.ravel(), numpy.ones(h * w)]).astype(dtype)
-    grid = ops.matmul(theta, _xp(theta).asarray(coords))
+    grid = ops.matmul(theta, backend.xp(theta).asarray(coords))
     return ops.reshape(grid, (_shape(theta)[0], 2, h, w))
 
 
@@ -846,7 +842,7 @@ def spatial_transformer_sampler(x, grid, **kwargs):
                 "grid holds an (x, y) point per output pixel for each image of x",
             )
         )
-    xp = _xp(x)
+    xp = backend.xp(x)
     u0, du = _sampling_position(ops.getitem(grid, (slice(None), 0)), w, xp)
     v0, dv = _sampling_position(ops.getitem(grid, (slice(None), 1)), h, xp)
     eu, ev = ops.subtract(1, du), ops.subtract(1, dv)
