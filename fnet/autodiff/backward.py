@@ -3,6 +3,10 @@
 Records are visited in descending sequence number, which is a topological order, so no sort
 is needed. Cotangents are accumulated with the ``add`` primitive, so with ``create_graph`` the
 backward pass is itself recorded and can be differentiated again.
+
+A Record whose output is a tuple (a primitive with several outputs, such as a Chainer
+``FunctionNode``) gets a tuple of cotangents, one per output, None where none arrived; its
+outputs are taken apart with ``take_output``, whose VJP puts the cotangent in its slot.
 """
 
 from __future__ import annotations
@@ -26,9 +30,16 @@ def _accumulate(a, b):
     return _add(a, b)
 
 
+def _add_slots(total: tuple, ct: tuple) -> tuple:
+    """Cotangents of a tuple-valued output added slot by slot (None is a zero)."""
+    return tuple(a if b is None else b if a is None else _accumulate(a, b) for a, b in zip(total, ct))
+
+
 def _check_cotangent(record: Record, index: int, ct, parent: Tracer) -> bool:
     """Whether ``ct`` flows into ``parent``: False for integer operands, which have no gradient."""
     value = parent.value
+    if type(value) is tuple and type(ct) is tuple and len(ct) == len(value):
+        return True
     try:
         if ct.shape == value.shape and ct.dtype == value.dtype:
             return True
@@ -73,6 +84,9 @@ def backward(roots, *, create_graph: bool = False, keep=None) -> dict:
             heapq.heappush(heap, (-record.seq, record))
             return
         total = grads[record]
+        if type(total) is tuple:
+            grads[record] = _add_slots(total, ct)
+            return
         if record in owned and type(ct) is not Tracer and getattr(ct, "dtype", None) == total.dtype:
             total += ct
             return

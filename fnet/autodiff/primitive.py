@@ -21,7 +21,7 @@ from collections.abc import Callable
 from ..errors import FnetError
 from .tracer import Record, Tracer, _no_grad, unbox_all
 
-__all__ = ["Primitive", "primitive", "all_primitives"]
+__all__ = ["Primitive", "primitive", "all_primitives", "take_output"]
 
 _registry: dict[str, Primitive] = {}
 
@@ -132,3 +132,14 @@ def all_primitives() -> dict[str, Primitive]:
     """Every primitive defined so far, by the module of its ``impl`` and its name (two modules
     may each have a private ``_sum``; redefining one in the same module replaces it)."""
     return dict(_registry)
+
+
+@primitive
+def take_output(outputs, *, index: int):
+    """Output ``index`` of a primitive that returns a tuple of arrays."""
+    return outputs[index]
+
+
+@take_output.defvjp
+def _take_output_vjp(g, ans, outputs, *, index):
+    return tuple(g if i == index else None for i in range(len(outputs)))

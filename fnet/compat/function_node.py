@@ -1,0 +1,467 @@
+"""User-defined functions: Chainer's ``FunctionNode`` (new style) and ``Function`` (old style).
+
+A node's application is one call of a primitive with several outputs: its forward runs the
+user's ``forward`` on arrays, and its VJP calls the user's ``backward`` once per backward pass
+(for all the inputs that need a gradient) with the output gradients as Variables. When the
+backward pass is itself recorded (``enable_double_backprop``), those Variables carry a graph,
+so a ``backward`` written with Chainer functions can be differentiated again. Old-style
+``Function`` objects run through an adapter node whose backward works on plain arrays.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+import numpy
+
+from .. import backend
+from ..autodiff.primitive import Primitive, take_output
+from ..autodiff.tracer import Record, Tracer
+from . import configuration, function_hooks
+from .utils import type_check
+from .variable import LeafRecord, Variable, VariableNode, as_variable
+
+__all__ = ["FunctionNode", "Function", "FunctionAdapter", "node_of"]
+
+
+def _forward_impl(*inputs, node):
+    return node._run_forward(inputs)
+
+
+def _backward_vjp(index: int):
+    def vjp(g, ans, *inputs, node):
+        return node._gradient(index, g, ans, inputs)
+
+    return vjp
+
+
+class _PerOperandVJPs:
+    """The VJPs of a node's operands, for any number of operands (made on demand)."""
+
+    def __init__(self):
+        self._made: list = []
+
+    def __getitem__(self, index: int):
+        while len(self._made) <= index:
+            self._made.append(_backward_vjp(len(self._made)))
+        return self._made[index]
+
+
+_apply_node = Primitive(_forward_impl, name="FunctionNode")
+_apply_node.vjps = _PerOperandVJPs()
+
+
+def _is_array(x) -> bool:
+    return isinstance(x, numpy.ndarray) or backend.is_array(x)
+
+
+class FunctionNode:
+    """A function with a hand-written ``backward``, as in Chainer's new-style functions.
+
+    Subclasses define ``forward(inputs)`` (or ``forward_cpu``/``forward_gpu``) on arrays,
+    returning a tuple of arrays, and ``backward(target_input_indexes, grad_outputs)`` on
+    Variables, returning one gradient Variable (or None) per input or per target index.
+    ``apply(inputs)`` runs it and returns a tuple of Variables. A node is applied once.
+    """
+
+    inputs = None
+    outputs = None
+    rank = 0
+    _input_indexes_to_retain = None
+    _output_indexes_to_retain = None
+    _retained_inputs = None
+    _retained_outputs = None
+    _targets: tuple = ()
+    _cache = None
+    _local_hooks = None
+
+    # -- what subclasses define -----------------------------------------------------------
+    def check_type_forward(self, in_types) -> None:
+        """Check the types of the inputs with ``utils.type_check.expect`` (nothing by default)."""
+
+    def forward(self, inputs):
+        """The outputs (a tuple of arrays) for the input arrays; by default ``forward_cpu`` or
+        ``forward_gpu`` by the inputs' array module."""
+        if any(backend.xp(x) is not numpy for x in inputs if _is_array(x)):
+            return self.forward_gpu(inputs)
+        return self.forward_cpu(inputs)
+
+    def forward_cpu(self, inputs):
+        raise NotImplementedError(f"{type(self).__name__} defines neither forward nor forward_cpu")
+
+    def forward_gpu(self, inputs):
+        raise NotImplementedError(f"{type(self).__name__} defines neither forward nor forward_gpu")
+
+    def backward(self, target_input_indexes, grad_outputs):
+        """The gradients of the inputs in ``target_input_indexes`` (Variables); none by default."""
+        return (None,) * len(target_input_indexes)
+
+    # -- what it offers --------------------------------------------------------------------
+    @property
+    def label(self) -> str:
+        """The node's name in graphs and messages: its class name."""
+        return type(self).__name__
+
+    @property
+    def local_function_hooks(self) -> dict:
+        if self._local_hooks is None:
+            self._local_hooks = {}
+        return self._local_hooks
+
+    def add_hook(self, hook, name: str | None = None) -> None:
+        """Register a function hook for this node only."""
+        name = name or hook.name
+        if name in self.local_function_hooks:
+            raise KeyError(f"hook {name} already exists")
+        self.local_function_hooks[name] = hook
+        hook.added(self)
+
+    def delete_hook(self, name: str) -> None:
+        hook = self.local_function_hooks.pop(name)
+        hook.deleted(self)
+
+    def retain_inputs(self, indexes) -> None:
+        """Keep the inputs at ``indexes`` for ``get_retained_inputs`` in backward (call it in forward)."""
+        self._input_indexes_to_retain = tuple(indexes)
+
+    def retain_outputs(self, indexes) -> None:
+        """Keep the outputs at ``indexes`` for ``get_retained_outputs`` in backward (call it in forward)."""
+        self._output_indexes_to_retain = tuple(indexes)
+
+    def get_retained_inputs(self) -> tuple:
+        """The retained inputs, as Variables (with a graph during double backprop)."""
+        if self._input_indexes_to_retain is None or self._retained_inputs is None:
+            return ()
+        return tuple(as_variable(self._retained_inputs[i]) for i in self._input_indexes_to_retain)
+
+    def get_retained_outputs(self) -> tuple:
+        """The retained outputs, as Variables (with a graph during double backprop)."""
+        if self._output_indexes_to_retain is None or self._retained_outputs is None:
+            return ()
+        outputs = self._retained_outputs
+        if type(outputs) is Tracer:  # the backward pass is recorded: outputs keep their graph
+            return tuple(Variable._of(take_output(outputs, index=i)) for i in self._output_indexes_to_retain)
+        return tuple(Variable._of(outputs[i]) for i in self._output_indexes_to_retain)
+
+    def unchain(self) -> None:
+        """Forget the inputs and outputs (the graph around this node)."""
+        self.inputs = None
+        self.outputs = None
+
+    def apply(self, inputs) -> tuple:
+        """Run the node on ``inputs`` (Variables or arrays); a tuple of output Variables."""
+        if self.inputs is not None:
+            raise RuntimeError(
+                f"{self.label}: a FunctionNode can be applied only once\n  hint: make a new node for each call"
+            )
+        variables = [as_variable(x) for x in inputs]
+        data = [v._data for v in variables]
+        arrays = [v.array for v in variables]
+        if configuration.config.type_check:
+            self._check_types(arrays)
+        hooks = function_hooks.active_hooks(self)
+        for hook in hooks:
+            hook.forward_preprocess(self, tuple(arrays))
+        self._targets = tuple(i for i, d in enumerate(data) if type(d) is Tracer)
+        packed = _apply_node(*data, node=self)
+        n = len(packed.value) if type(packed) is Tracer else len(packed)
+        if type(packed) is Tracer:
+            outputs = tuple(Variable._of(take_output(packed, index=i)) for i in range(n))
+        else:
+            outputs = tuple(Variable._of(y) for y in packed)
+        for hook in hooks:
+            hook.forward_postprocess(self, tuple(arrays))
+        self.inputs = tuple(v.node for v in variables)
+        self.outputs = tuple(weakref.ref(y.node) for y in outputs)
+        self.rank = max((v.rank for v in variables), default=0)
+        if configuration.config.debug:
+            _check_finite(self.label, "forward", [y.array for y in outputs])
+        return outputs
+
+    # -- inside the primitive --------------------------------------------------------------
+    def _check_types(self, arrays) -> None:
+        in_types = type_check.get_types(arrays, "in_types", False)
+        try:
+            self.check_type_forward(in_types)
+        except type_check.InvalidType as error:
+            raise type_check.InvalidType(error.expect, error.actual, error.msg, function=self.label) from None
+
+    def _run_forward(self, inputs) -> tuple:
+        outputs = self.forward(tuple(inputs))
+        if not isinstance(outputs, tuple) or not all(_is_array(y) for y in outputs):
+            raise TypeError(
+                f"{self.label}.forward must return a tuple of arrays, got {type(outputs).__name__}\n"
+                "  hint: return (y,) for a single output"
+            )
+        if self._input_indexes_to_retain is None:  # Chainer keeps every input unless told
+            self._input_indexes_to_retain = tuple(range(len(inputs)))
+        self._retained_inputs = inputs
+        self._retained_outputs = outputs if self._output_indexes_to_retain else None
+        return outputs
+
+    def _gradient(self, index: int, g, ans, inputs):
+        """The cotangent of input ``index``; the user's backward runs once per pass (per ``g``)."""
+        cache = self._cache
+        if cache is None or cache[0] is not g:
+            cache = self._cache = (g, self._run_backward(g, ans, inputs))
+        return cache[1].get(index)
+
+    def _run_backward(self, g, ans, inputs) -> dict:
+        self._retained_inputs = inputs
+        self._retained_outputs = ans if self._output_indexes_to_retain else None
+        grad_outputs = tuple(None if gi is None else Variable._of(gi) for gi in g)
+        hooks = function_hooks.active_hooks(self)
+        in_arrays = tuple(x.value if type(x) is Tracer else x for x in inputs)
+        out_grads = tuple(None if gi is None else gi.array for gi in grad_outputs)
+        for hook in hooks:
+            hook.backward_preprocess(self, in_arrays, out_grads)
+        gxs = self.backward(self._targets, grad_outputs)
+        if not isinstance(gxs, (tuple, list)):
+            gxs = (gxs,)
+        if len(gxs) == len(inputs) and len(gxs) != len(self._targets):
+            gxs = [gxs[i] for i in self._targets]
+        if len(gxs) != len(self._targets):
+            raise ValueError(
+                f"{self.label}.backward returned {len(gxs)} gradients for {len(self._targets)} target inputs\n"
+                "  hint: return one gradient per index in target_input_indexes (or one per input)"
+            )
+        result = {}
+        for i, gx in zip(self._targets, gxs):
+            if gx is None:
+                continue
+            value = gx._data if isinstance(gx, Variable) else gx
+            _check_gradient(self.label, i, value, in_arrays[i])
+            result[i] = value
+        for hook in hooks:
+            hook.backward_postprocess(self, in_arrays, out_grads)
+        if configuration.config.debug:
+            _check_finite(self.label, "backward", [getattr(v, "value", v) for v in result.values()])
+        return result
+
+
+def _check_gradient(label: str, index: int, gx, x) -> None:
+    """Chainer's rule: the gradient of an input has its dtype and shape."""
+    value = gx.value if type(gx) is Tracer else gx
+    while type(value) is Tracer:
+        value = value.value
+    if value.dtype != x.dtype:
+        raise TypeError(
+            f"{label}.backward: the gradient of input {index} must have dtype {x.dtype}, got {value.dtype}"
+        )
+    if value.shape != x.shape:
+        raise ValueError(
+            f"{label}.backward: the gradient of input {index} must have shape {x.shape}, got {value.shape}"
+        )
+
+
+def _check_finite(label: str, phase: str, arrays) -> None:
+    """Debug mode: fail on NaN in the results of ``label``."""
+    for a in arrays:
+        if a is not None and a.dtype.kind == "f" and backend.xp(a).isnan(a).any():
+            raise RuntimeError(f"NaN is detected on {phase} computation of {label}")
+
+
+class FunctionAdapter(FunctionNode):
+    """The node that runs an old-style ``Function``."""
+
+    def __init__(self, function: Function):
+        self._function = function
+
+    @property
+    def function(self) -> Function:
+        return self._function
+
+    @property
+    def label(self) -> str:
+        return self._function.label
+
+    def check_type_forward(self, in_types) -> None:
+        self._function.check_type_forward(in_types)
+
+    def forward(self, inputs):
+        function = self._function
+        outputs = function.forward(inputs)
+        if function._output_indexes_to_retain is not None:
+            self.retain_outputs(function._output_indexes_to_retain)
+        if function._input_indexes_to_retain is not None:
+            self.retain_inputs(function._input_indexes_to_retain)
+        return outputs
+
+    def backward(self, target_input_indexes, grad_outputs):
+        inputs = self._retained_inputs
+        in_data = tuple(x.value if type(x) is Tracer else x for x in inputs)
+        while any(type(x) is Tracer for x in in_data):
+            in_data = tuple(x.value if type(x) is Tracer else x for x in in_data)
+        out_grads = tuple(None if g is None else g.array for g in grad_outputs)
+        function = self._function
+        if self._retained_outputs is not None:
+            outs = self._retained_outputs
+            function.output_data = tuple(o.value if type(o) is Tracer else o for o in outs) if type(outs) is not Tracer else outs.value
+        gxs = function.backward(in_data, out_grads)
+        if not isinstance(gxs, tuple):
+            gxs = (gxs,)
+        return tuple(None if gxs[i] is None else Variable(gxs[i], requires_grad=False) for i in target_input_indexes)
+
+
+class Function:
+    """An old-style function: ``forward`` and ``backward`` both work on tuples of arrays.
+
+    Calling it returns a Variable (or a tuple of them for several outputs). Its backward is
+    not differentiable again, as in Chainer.
+    """
+
+    _input_indexes_to_retain = None
+    _output_indexes_to_retain = None
+    output_data = None
+    _node = None
+
+    def __call__(self, *inputs):
+        node = FunctionAdapter(self)
+        self._node = node
+        outputs = node.apply(inputs)
+        return outputs[0] if len(outputs) == 1 else outputs
+
+    @property
+    def node(self) -> FunctionAdapter | None:
+        return self._node
+
+    @property
+    def label(self) -> str:
+        return type(self).__name__
+
+    @property
+    def inputs(self):
+        return None if self._node is None else self._node.inputs
+
+    @property
+    def outputs(self):
+        return None if self._node is None else self._node.outputs
+
+    @property
+    def rank(self) -> int:
+        return 0 if self._node is None else self._node.rank
+
+    @property
+    def local_function_hooks(self) -> dict:
+        return {} if self._node is None else self._node.local_function_hooks
+
+    def check_type_forward(self, in_types) -> None:
+        """Check the input types (nothing by default)."""
+
+    def forward(self, inputs):
+        if any(backend.xp(x) is not numpy for x in inputs if _is_array(x)):
+            return self.forward_gpu(inputs)
+        return self.forward_cpu(inputs)
+
+    def forward_cpu(self, inputs):
+        raise NotImplementedError(f"{type(self).__name__} defines neither forward nor forward_cpu")
+
+    def forward_gpu(self, inputs):
+        raise NotImplementedError(f"{type(self).__name__} defines neither forward nor forward_gpu")
+
+    def backward(self, inputs, grad_outputs):
+        if any(backend.xp(x) is not numpy for x in inputs if _is_array(x)):
+            return self.backward_gpu(inputs, grad_outputs)
+        return self.backward_cpu(inputs, grad_outputs)
+
+    def backward_cpu(self, inputs, grad_outputs):
+        return tuple(None for _ in inputs)
+
+    def backward_gpu(self, inputs, grad_outputs):
+        return tuple(None for _ in inputs)
+
+    def retain_inputs(self, indexes) -> None:
+        self._input_indexes_to_retain = tuple(indexes)
+
+    def retain_outputs(self, indexes, retain_after_backward: bool = False) -> None:
+        self._output_indexes_to_retain = tuple(indexes)
+
+    def add_hook(self, hook, name: str | None = None) -> None:
+        if self._node is None:
+            raise RuntimeError(f"{self.label}: call the function before adding a hook to it")
+        self._node.add_hook(hook, name)
+
+    def delete_hook(self, name: str) -> None:
+        self._node.delete_hook(name)
+
+    def unchain(self) -> None:
+        if self._node is not None:
+            self._node.unchain()
+
+
+class Forget(FunctionNode):
+    """``F.forget``: run ``func`` without a graph; in backward, run it again with one."""
+
+    def __init__(self, func):
+        self._func = func
+
+    @property
+    def label(self) -> str:
+        return f"Forget({getattr(self._func, '__name__', 'function')})"
+
+    def forward(self, inputs):
+        from .variable import no_backprop_mode
+
+        with no_backprop_mode():
+            outs = self._func(*[Variable(x, requires_grad=False) for x in inputs])
+        outs = outs if isinstance(outs, tuple) else (outs,)
+        return tuple(o.array if isinstance(o, Variable) else o for o in outs)
+
+    def backward(self, target_input_indexes, grad_outputs):
+        from .variable import grad as chainer_grad
+
+        inputs = [Variable(x.value if type(x) is Tracer else x) for x in self._retained_inputs]
+        outs = self._func(*inputs)
+        outs = outs if isinstance(outs, tuple) else (outs,)
+        pairs = [(o, g) for o, g in zip(outs, grad_outputs) if g is not None]
+        gxs = chainer_grad([o for o, _ in pairs], [inputs[i] for i in target_input_indexes], [g for _, g in pairs])
+        return tuple(gxs)
+
+
+class _PrimitiveNode:
+    """A view of a built-in operation in the graph, in the shape of a FunctionNode."""
+
+    def __init__(self, record: Record):
+        self._record = record
+
+    @property
+    def label(self) -> str:
+        return self._record.primitive.name
+
+    @property
+    def inputs(self) -> tuple:
+        return tuple(_tracer_node(p) for p in self._record.parents if p is not None)
+
+    @property
+    def rank(self) -> int:
+        ranks = [node_of(p.record).rank + 1 for p in self._record.parents if p is not None and _made(p)]
+        return max(ranks, default=0)
+
+    def __eq__(self, other):
+        return type(other) is _PrimitiveNode and other._record is self._record
+
+    def __hash__(self):
+        return hash(id(self._record))
+
+
+def _made(tracer: Tracer) -> bool:
+    return type(tracer.record) is not LeafRecord and tracer.record.primitive is not None
+
+
+def _tracer_node(tracer: Tracer):
+    from .variable import _owners
+
+    record = tracer.record
+    variable = record.variable() if type(record) is LeafRecord else _owners.get(record)
+    return variable.node if variable is not None else VariableNode(Variable._of(tracer))
+
+
+def node_of(record: Record):
+    """The node (a user's FunctionNode or a view of a built-in operation) that made ``record``."""
+    primitive = record.primitive
+    if primitive is take_output:
+        parent = record.parents[0]
+        return None if parent is None else node_of(parent.record)
+    if primitive is _apply_node:
+        return record.params["node"]
+    return _PrimitiveNode(record)

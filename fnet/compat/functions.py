@@ -1,0 +1,126 @@
+"""``chainer.functions``: every function of ``fnet.functions``, taking and returning Variables.
+
+Each is a lift of the pure function of the same name: Variables in the arguments (also inside
+lists and tuples) are replaced by their traced values, the pure function runs, and arrays in
+the result come back as Variables. What Chainer reads from global state is read here:
+``config.train`` for noise and recurrent functions (where the pure function takes ``train``
+as a keyword), and a random key from NumPy's global random state (``numpy.random.seed``
+repeats it). Functions that update running statistics in place in Chainer do so here too.
+fnet's typed input errors come out as Chainer's ``InvalidType``.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+
+import numpy
+
+from .. import backend
+from .. import functions as _pure
+from ..autodiff.tracer import Tracer
+from ..errors import InvalidInputError
+from . import configuration
+from ._random import next_key
+from .utils import type_check
+from .variable import Variable
+
+__all__ = list(_pure.__all__) + ["forget"]
+
+
+def unwrap(value):
+    """``value`` with every Variable replaced by its traced value (or array)."""
+    if isinstance(value, Variable):
+        return value._data
+    if type(value) in (list, tuple):
+        return type(value)(unwrap(v) for v in value)
+    return value
+
+
+def wrap(value):
+    """``value`` with every array and traced value made a Variable (inside tuples and lists)."""
+    t = type(value)
+    if t is Tracer or t is numpy.ndarray or backend.is_array(value):
+        return Variable._of(value)
+    if isinstance(value, numpy.generic):
+        return Variable._of(numpy.asarray(value))
+    if t is tuple or t is list:
+        return t(wrap(v) for v in value)
+    return value
+
+
+def _run(pure, args, kwargs):
+    """``pure`` on unwrapped arguments, its input errors raised as Chainer's ``InvalidType``."""
+    try:
+        return pure(*args, **kwargs)
+    except InvalidInputError as error:
+        raise type_check.InvalidType.from_error(error) from error
+
+
+def lift(pure):
+    """The Chainer-layer version of the pure function ``pure``."""
+    parameters = inspect.signature(pure).parameters
+    keyword_only = {name for name, p in parameters.items() if p.kind is p.KEYWORD_ONLY}
+    reads_train = "train" in keyword_only
+    takes_key = "key" in keyword_only
+
+    @functools.wraps(pure)
+    def lifted(*args, **kwargs):
+        args = [a._data if isinstance(a, Variable) else unwrap(a) if type(a) in (list, tuple) else a for a in args]
+        if kwargs:
+            kwargs = {k: unwrap(v) for k, v in kwargs.items()}
+        if reads_train and "train" not in kwargs:
+            kwargs["train"] = configuration.config.train
+        if takes_key and "key" not in kwargs and kwargs.get("train", True):
+            kwargs["key"] = next_key()
+        return wrap(_run(pure, args, kwargs))
+
+    lifted.__module__ = __name__
+    return lifted
+
+
+def _in_place_statistics(pure, names: tuple[str, ...]):
+    """Lift a normalization that returns new running statistics; write them into the arrays
+    given, in place, as Chainer's function does, and return only the output."""
+    lifted = lift(pure)
+
+    @functools.wraps(pure)
+    def with_statistics(*args, **kwargs):
+        given = [kwargs.get(n) for n in names]
+        if any(g is None for g in given):
+            return lifted(*args, **kwargs)
+        out = lifted(*args, **kwargs)
+        y, updated = out
+        for target, new in zip(given, updated):
+            target = target.array if isinstance(target, Variable) else target
+            target[...] = new.array
+        return y
+
+    with_statistics.__module__ = __name__
+    return with_statistics
+
+
+_STATISTICS = {
+    "batch_normalization": ("running_mean", "running_var"),
+    "batch_renormalization": ("running_mean", "running_var"),
+    "decorrelated_batch_normalization": ("running_mean", "running_projection"),
+}
+
+for _name in _pure.__all__:
+    _f = getattr(_pure, _name)
+    if not callable(_f) or isinstance(_f, type):
+        globals()[_name] = _f
+    elif _name in _STATISTICS:
+        globals()[_name] = _in_place_statistics(_f, _STATISTICS[_name])
+    else:
+        globals()[_name] = lift(_f)
+del _name, _f
+
+
+def forget(func, *xs):
+    """``func(*xs)`` without keeping its intermediate values: they are computed again during
+    backward (Chainer's memory-saving ``F.forget``)."""
+    from .function_node import Forget
+
+    outputs = Forget(func).apply(xs)
+    return outputs[0] if len(outputs) == 1 else outputs

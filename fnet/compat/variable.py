@@ -1,0 +1,711 @@
+"""Chainer's ``Variable`` and ``Parameter``: a value on the always-on trace level 0, with its grad.
+
+A Variable that needs a gradient holds a ``Tracer`` of level 0; operations on it record on that
+level through the same primitives as the pure API, and ``backward()`` runs the one backward
+engine (``create_graph`` when double backprop is asked for). A Variable that needs none holds
+the raw array, so inference and data inputs cost nothing extra.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+import numpy
+
+from .. import backend
+import importlib
+from ..autodiff.tracer import Record, Tracer, no_grad, unbox_all
+from ..errors import aval
+from . import configuration
+
+_engine = importlib.import_module("fnet.autodiff.backward")
+
+__all__ = [
+    "Variable",
+    "Parameter",
+    "VariableNode",
+    "as_variable",
+    "as_array",
+    "backward",
+    "grad",
+    "no_backprop_mode",
+    "force_backprop_mode",
+]
+
+# The Variables that present intermediate values, by the Record that made their value: backward
+# with ``retain_grad`` gives them their grads, and graph views find their names.
+_owners: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+
+
+class LeafRecord(Record):
+    """The Record of a Variable that no recorded operation made (a parameter, an input)."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, value, variable: Variable):
+        super().__init__(None, (), (), None, value, 0)
+        self.variable = weakref.ref(variable)
+
+
+def _is_array(value) -> bool:
+    return isinstance(value, numpy.ndarray) or backend.is_array(value)
+
+
+def _check_grad(variable: Variable, g, where: str) -> None:
+    """Chainer's rule: a grad has its variable's array type, dtype and shape."""
+    data = variable.array
+    if g is None or data is None:
+        return
+    value = unbox_all(g)
+    if not _is_array(value):
+        raise TypeError(
+            f"{where}: the grad of {variable._describe()} must be an array, got {type(value).__name__}"
+        )
+    if value.dtype != data.dtype:
+        raise TypeError(
+            f"{where}: the grad of {variable._describe()} must have dtype {data.dtype}, got {value.dtype}\n"
+            "  hint: cast it with .astype(variable.dtype)"
+        )
+    if value.shape != data.shape:
+        raise ValueError(
+            f"{where}: the grad of {variable._describe()} must have shape {data.shape}, got {value.shape}\n"
+            "  hint: call cleargrad() after changing the shape of .array"
+        )
+
+
+class Variable:
+    """An array that remembers how it was computed, so that ``backward()`` can find gradients.
+
+    >>> import numpy
+    >>> x = Variable(numpy.array([3.0], numpy.float32))
+    >>> y = x * x + 2 * x
+    >>> y.grad = numpy.ones(1, numpy.float32)
+    >>> y.backward()
+    >>> x.grad
+    array([8.], dtype=float32)
+    """
+
+    __slots__ = ("_data", "_grad", "_name", "_requires_grad", "__weakref__")
+    __array_priority__ = 200
+
+    def __init__(self, data=None, *, name: str | None = None, grad=None, requires_grad: bool = True):
+        if data is not None and not _is_array(data):
+            if isinstance(data, Variable):
+                raise TypeError("Variable: data must be an array, got a Variable\n  hint: use it directly")
+            raise TypeError(
+                f"Variable: data must be a NumPy or CuPy array, got {type(data).__name__}\n"
+                "  hint: wrap it with numpy.asarray(data, numpy.float32)"
+            )
+        self._name = name
+        self._requires_grad = requires_grad
+        self._grad = None
+        self._data = None
+        self._set_array(data)
+        if grad is not None:
+            self.grad = grad
+
+    @classmethod
+    def _of(cls, value) -> Variable:
+        """The Variable presenting ``value``, the result of an operation (a tracer or an array)."""
+        v = object.__new__(Variable)
+        v._data = value
+        v._grad = None
+        v._name = None
+        traced = type(value) is Tracer
+        v._requires_grad = traced
+        if traced:
+            _owners[value.record] = v
+        return v
+
+    # -- the array ------------------------------------------------------------------------
+    @property
+    def array(self):
+        """The underlying array (not part of the graph)."""
+        data = self._data
+        return data.value if type(data) is Tracer else data
+
+    @array.setter
+    def array(self, value) -> None:
+        self._set_array(value)
+
+    data = array
+
+    @property
+    def raw_array(self):
+        """The underlying array (the same as ``array`` here)."""
+        return self.array
+
+    def _set_array(self, value) -> None:
+        if value is not None and self._grad is not None:
+            old = self._grad.array
+            if old is not None and getattr(value, "shape", None) != old.shape:
+                raise ValueError(
+                    f"Variable.array: {self._describe()} has a grad of shape {old.shape}, "
+                    f"so its array cannot become {aval(value)}\n"
+                    "  hint: call cleargrad() first, or set an array of the same shape"
+                )
+        current = self._data
+        if type(current) is Tracer and type(current.record) is not LeafRecord:
+            self._data = Tracer(value, current.level, current.record)
+        elif self._requires_grad and value is not None:
+            self._data = Tracer(value, 0, LeafRecord(value, self))
+        else:
+            self._data = value
+
+    @property
+    def node(self) -> VariableNode:
+        """This variable's node in the graph."""
+        return VariableNode(self)
+
+    # -- the gradient ---------------------------------------------------------------------
+    @property
+    def grad(self):
+        """The gradient array, or None."""
+        g = self._grad
+        return None if g is None else g.array
+
+    @grad.setter
+    def grad(self, g) -> None:
+        _check_grad(self, g, "Variable.grad")
+        self._grad = None if g is None else Variable._of(g)
+
+    @property
+    def grad_var(self):
+        """The gradient as a Variable (with a graph after ``enable_double_backprop``), or None."""
+        return self._grad
+
+    @grad_var.setter
+    def grad_var(self, g) -> None:
+        if g is not None and not isinstance(g, Variable):
+            raise TypeError(f"Variable.grad_var: expected a Variable or None, got {type(g).__name__}")
+        _check_grad(self, None if g is None else g._data, "Variable.grad_var")
+        self._grad = g
+
+    def cleargrad(self) -> None:
+        """Forget the gradient (set it to None)."""
+        self._grad = None
+
+    def zerograd(self) -> None:
+        """Set the gradient to zeros (deprecated in Chainer in favour of ``cleargrad``)."""
+        data = self.array
+        if data is not None:
+            self._grad = Variable._of(backend.xp(data).zeros_like(data))
+
+    def addgrad(self, var: Variable) -> None:
+        """Add ``var``'s gradient to this one, on this variable's device."""
+        source = var._grad
+        if source is None:
+            return
+        g = backend.to_device(source.array, self.device)
+        self._grad = Variable._of(g if self._grad is None else self._grad.array + g)
+
+    def copydata(self, var: Variable) -> None:
+        """Copy ``var``'s array into this variable's array (in place, across devices)."""
+        src = backend.to_device(var.array, self.device)
+        dst = self.array
+        if dst is None:
+            self.array = src.copy()
+        else:
+            dst[...] = src
+
+    @property
+    def requires_grad(self) -> bool:
+        """Whether ``backward`` computes a gradient for this variable."""
+        return self._requires_grad
+
+    # -- array attributes -----------------------------------------------------------------
+    @property
+    def shape(self):
+        return self.array.shape
+
+    @property
+    def ndim(self):
+        return self.array.ndim
+
+    @property
+    def size(self):
+        return self.array.size
+
+    @property
+    def dtype(self):
+        return self.array.dtype
+
+    @property
+    def xp(self):
+        """The array module of the data (``numpy`` or ``cupy``)."""
+        return backend.xp(self.array) if self.array is not None else numpy
+
+    @property
+    def device(self):
+        """The device the data lives on."""
+        return backend.get_device_from_array(self.array) if self.array is not None else backend.CPU
+
+    @property
+    def name(self):
+        return self._name
+
+    @name.setter
+    def name(self, value) -> None:
+        self._name = value
+
+    @property
+    def label(self) -> str:
+        """A short text for the variable: its shape and dtype."""
+        data = self.array
+        if data is None:
+            return "None"
+        if data.shape == ():
+            return str(data.dtype)
+        return f"({', '.join(map(str, data.shape))}), {data.dtype}"
+
+    @property
+    def T(self) -> Variable:
+        """The transposed variable."""
+        from .functions import transpose
+
+        return transpose(self)
+
+    def __len__(self) -> int:
+        shape = self.shape
+        if not shape:
+            raise TypeError("len() of a 0-dimensional Variable")
+        return shape[0]
+
+    def item(self):
+        """The only element as a Python scalar."""
+        return self.array.item()
+
+    def reshape(self, *shape) -> Variable:
+        from .functions import reshape
+
+        return reshape(self, shape[0] if len(shape) == 1 and not isinstance(shape[0], int) else shape)
+
+    def transpose(self, *axes) -> Variable:
+        from .functions import transpose
+
+        if len(axes) == 1 and (axes[0] is None or not isinstance(axes[0], int)):
+            axes = axes[0]
+        return transpose(self, axes or None)
+
+    def mean(self, axis=None, *, weights=None, keepdims: bool = False) -> Variable:
+        """The mean over ``axis``, weighted by ``weights`` when given."""
+        from .functions import average
+
+        return average(self, axis=axis, weights=weights, keepdims=keepdims)
+
+    # -- the graph ------------------------------------------------------------------------
+    @property
+    def creator_node(self):
+        """The FunctionNode that made this variable (None for a leaf)."""
+        from .function_node import node_of
+
+        data = self._data
+        if type(data) is not Tracer or type(data.record) is LeafRecord:
+            return None
+        return node_of(data.record)
+
+    @property
+    def creator(self):
+        """The function that made this variable: the old-style Function or the FunctionNode."""
+        node = self.creator_node
+        return getattr(node, "function", node) if node is not None else None
+
+    @property
+    def rank(self) -> int:
+        node = self.creator_node
+        return 0 if node is None else node.rank + 1
+
+    def unchain(self) -> None:
+        """Forget how this variable was made: it becomes a leaf of the graph."""
+        data = self._data
+        if type(data) is Tracer and type(data.record) is not LeafRecord:
+            self._data = Tracer(data.value, 0, LeafRecord(data.value, self)) if self._requires_grad else data.value
+
+    def unchain_backward(self) -> None:
+        """Cut the graph behind this variable (truncated backprop): every Record that made it
+        forgets its operands, so that they and their history can be freed."""
+        data = self._data
+        if type(data) is not Tracer:
+            return
+        stack, seen = [data.record], set()
+        while stack:
+            record = stack.pop()
+            if id(record) in seen:
+                continue
+            seen.add(id(record))
+            stack.extend(p.record for p in record.parents if p is not None)
+            record.parents = (None,) * len(record.parents)
+        self.unchain()
+
+    def backward(self, retain_grad: bool = False, enable_double_backprop: bool = False, loss_scale=None) -> None:
+        """Backpropagate from this variable, adding gradients into the ``.grad`` of the
+        variables it was computed from.
+
+        A scalar's gradient starts as 1 (times ``loss_scale``); any other variable needs its
+        ``.grad`` set first. ``retain_grad`` keeps the gradients of intermediate variables;
+        ``enable_double_backprop`` records the backward pass, so that the gradients can be
+        differentiated again.
+        """
+        if self._grad is None:
+            data = self.array
+            if data is None or data.size != 1:
+                raise ValueError(
+                    f"Variable.backward: {self._describe()} is not a scalar, so its gradient cannot "
+                    "start as 1\n  hint: reduce it first (F.sum(y) or F.mean(y)), or set y.grad to an "
+                    "array of its shape before calling backward()"
+                )
+            ones = backend.xp(data).ones_like(data)
+            if loss_scale is not None:
+                ones *= loss_scale
+            self._grad = Variable._of(ones)
+        _backprop([self], [self._grad], retain_grad=retain_grad, create_graph=enable_double_backprop)
+
+    # -- devices --------------------------------------------------------------------------
+    def to_device(self, device) -> Variable:
+        """Move the array and the gradient to ``device`` (in place); returns self."""
+        data = self.array
+        if data is not None:
+            self._set_array(backend.to_device(data, device))
+        if self._grad is not None:
+            self._grad = Variable._of(backend.to_device(self._grad.array, device))
+        return self
+
+    def to_cpu(self) -> Variable:
+        return self.to_device("@numpy")
+
+    def to_gpu(self, device=None) -> Variable:
+        return self.to_device(f"@cupy:{0 if device is None else int(device)}")
+
+    # -- text -----------------------------------------------------------------------------
+    def _describe(self) -> str:
+        data = self.array
+        shown = "None" if data is None else aval(data)
+        return f"variable {self._name} ({shown})" if self._name else f"variable {shown}"
+
+    def summary(self) -> str:
+        """One line: name, shape, dtype."""
+        data = self.array
+        if data is None:
+            return f"<variable {self._name or ''} uninitialized>".replace("  ", " ")
+        return f"<variable at 0x{id(self):x}{' ' + self._name if self._name else ''}>"
+
+    def debug_print(self) -> str:
+        """A description of the data and the grad: device, shape, dtype and statistics."""
+        lines = [self.summary()]
+        for label, value in (("data", self.array), ("grad", self.grad)):
+            if value is None:
+                lines.append(f"- {label}: None")
+                continue
+            lines.append(f"- device: {self.device}")
+            lines.append(f"- backend: {type(value)}")
+            lines.append(f"- shape: {value.shape}")
+            lines.append(f"- dtype: {value.dtype}")
+            if value.size:
+                lines.append(
+                    f"- statistics: mean={float(value.mean()):.8f}, std={float(value.std()):.8f}"
+                )
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        data = self.array
+        text = "None" if data is None else repr(data)
+        return f"variable {self._name}({text})" if self._name else f"variable({text})"
+
+    def __str__(self) -> str:
+        data = self.array
+        text = "None" if data is None else str(data)
+        return f"variable {self._name}({text})" if self._name else f"variable({text})"
+
+    # -- Chainer forbids comparing variables and testing them for truth ---------------------
+    def _no_compare(self, other):
+        raise NotImplementedError(
+            "Variable: comparison operators are not supported (as in Chainer)\n"
+            "  hint: compare the arrays, e.g. x.array < y.array"
+        )
+
+    __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = _no_compare
+
+    def __bool__(self):
+        raise NotImplementedError(
+            "Variable: truth testing is not supported (as in Chainer)\n  hint: test x.array instead"
+        )
+
+    __hash__ = object.__hash__
+
+
+class Parameter(Variable):
+    """A Variable registered to a Link: initialized (maybe lazily) from an initializer.
+
+    ``Parameter(initializer, shape)``: with a shape, the array is drawn at once; without one,
+    it stays uninitialized until ``initialize(shape)`` (a link's first forward pass).
+    """
+
+    __slots__ = ("initializer", "update_rule", "_initial_device", "__dict__")
+
+    def __init__(self, initializer=None, shape=None, name: str | None = None):
+        from . import initializers
+
+        if initializer is None:
+            initializer = initializers._nan_filler()
+        elif _is_array(initializer) and shape is None:
+            super().__init__(initializer, name=name)
+            self.initializer = initializers.Constant(initializer)
+            self.update_rule = None
+            self._initial_device = None
+            return
+        super().__init__(None, name=name)
+        self.initializer = initializer
+        self.update_rule = None
+        self._initial_device = None
+        if shape is not None:
+            self.initialize(shape)
+
+    @property
+    def is_initialized(self) -> bool:
+        return self.array is not None
+
+    def initialize(self, shape) -> None:
+        """Draw the array of ``shape`` from the initializer (and zero the grad)."""
+        from . import initializers
+
+        array = initializers.generate_array(self.initializer, shape, numpy, device=self._initial_device)
+        self._set_array(array)
+
+    def cleargrad(self) -> None:
+        self._grad = None
+
+    def zerograd(self) -> None:
+        super().zerograd()
+
+    def update(self) -> None:
+        """Update this parameter with its update rule (set by the optimizer's ``setup``)."""
+        if self.update_rule is not None:
+            self.update_rule.update(self)
+
+    def to_device(self, device) -> Parameter:
+        if self.array is None:
+            self._initial_device = device
+            return self
+        return super().to_device(device)
+
+    def __reduce__(self):
+        return _rebuild_parameter, (self.array, self.name, self.grad, self.initializer)
+
+
+def _rebuild_parameter(array, name, grad, initializer):
+    p = Parameter(array if array is not None else initializer, name=name)
+    if grad is not None:
+        p.grad = grad
+    return p
+
+
+class VariableNode:
+    """A variable's place in the graph: what made it, its shape and dtype, its name."""
+
+    def __init__(self, variable: Variable):
+        self._variable = weakref.ref(variable)
+        data = variable._data
+        self._record = data.record if type(data) is Tracer else None
+        self.name = variable.name
+        self.shape = variable.array.shape if variable.array is not None else None
+        self.dtype = variable.array.dtype if variable.array is not None else None
+        self.requires_grad = variable.requires_grad
+
+    @property
+    def data(self):
+        v = self._variable()
+        return None if v is None else v.array
+
+    @property
+    def creator_node(self):
+        v = self._variable()
+        return None if v is None else v.creator_node
+
+    @property
+    def creator(self):
+        v = self._variable()
+        return None if v is None else v.creator
+
+    @property
+    def label(self) -> str:
+        if self.shape is None:
+            return "None"
+        if self.shape == ():
+            return str(self.dtype)
+        return f"({', '.join(map(str, self.shape))}), {self.dtype}"
+
+    def get_variable(self):
+        """The Variable of this node (or None once it is gone)."""
+        return self._variable()
+
+    def get_variable_or_none(self):
+        return self._variable()
+
+
+def as_variable(obj) -> Variable:
+    """``obj`` itself if it is a Variable; otherwise a Variable of it that needs no gradient."""
+    if isinstance(obj, Variable):
+        return obj
+    if type(obj) is Tracer:
+        return Variable._of(obj)
+    return Variable(obj, requires_grad=False)
+
+
+def as_array(obj):
+    """The array of ``obj`` (a Variable or an array)."""
+    return obj.array if isinstance(obj, Variable) else obj
+
+
+def _backprop(outputs, grad_outputs, *, retain_grad: bool = False, create_graph: bool = False, inputs=None):
+    """Run the engine from ``outputs`` and hand out the gradients.
+
+    Without ``inputs``, every leaf variable reached gets its gradient added to ``.grad``; with
+    ``inputs``, their gradients are returned instead (in order, None where none arrived).
+    """
+    roots = []
+    for out, g in zip(outputs, grad_outputs):
+        data = out._data
+        if type(data) is Tracer and g is not None:
+            roots.append((data, g._data if isinstance(g, Variable) else g))
+    wanted = None
+    if inputs is not None:
+        wanted = {}
+        for v in inputs:
+            data = v._data
+            if type(data) is Tracer:
+                wanted[data.record] = v
+    elif retain_grad:
+        wanted = dict(_owners.items())
+    keep = None if not wanted else wanted.__contains__
+    cotangents = _engine.backward(roots, create_graph=create_graph, keep=keep) if roots else {}
+    if inputs is not None:
+        return [_to_grad(cotangents.get(v._data.record)) if type(v._data) is Tracer else None for v in inputs]
+    for record, ct in cotangents.items():
+        if type(record) is LeafRecord:
+            variable = record.variable()
+        elif wanted:
+            variable = wanted.get(record)
+        else:
+            continue
+        if variable is None or not variable._requires_grad or any(variable is out for out in outputs):
+            continue
+        _check_grad(variable, ct, "backward")
+        if variable._grad is not None and type(record) is LeafRecord:  # leaves accumulate
+            ct = variable._grad._data + ct
+        variable._grad = Variable._of(ct)
+    return None
+
+
+def _to_grad(ct):
+    return None if ct is None else Variable._of(ct)
+
+
+def backward(outputs, grad_outputs=None, **kwargs) -> None:
+    """Backpropagate from several variables at once (``grad_outputs`` default: their ``.grad``)."""
+    outputs = list(outputs)
+    if grad_outputs is None:
+        grad_outputs = []
+        for out in outputs:
+            if out._grad is None:
+                if out.array.size != 1:
+                    raise ValueError(
+                        f"chainer.backward: {out._describe()} has no grad and is not a scalar\n"
+                        "  hint: pass grad_outputs, or reduce the output to a scalar"
+                    )
+                out.grad = out.xp.ones_like(out.array)
+            grad_outputs.append(out._grad)
+    _backprop(outputs, [as_variable(g) if g is not None else None for g in grad_outputs], **_backward_options(kwargs))
+
+
+def _backward_options(kwargs) -> dict:
+    unknown = set(kwargs) - {"enable_double_backprop", "retain_grad"}
+    if unknown:
+        raise TypeError(f"backward: unexpected keyword arguments {sorted(unknown)}")
+    return {"create_graph": kwargs.get("enable_double_backprop", False), "retain_grad": kwargs.get("retain_grad", False)}
+
+
+def grad(
+    outputs,
+    inputs,
+    grad_outputs=None,
+    grad_inputs=None,
+    set_grad: bool = False,
+    retain_grad: bool = False,
+    enable_double_backprop: bool = False,
+    loss_scale=None,
+):
+    """The gradients of ``outputs`` with respect to ``inputs``, as a list of Variables.
+
+    ``grad_outputs`` default to ones for scalars; ``grad_inputs`` are added to the results;
+    ``set_grad`` also stores them in the inputs' ``.grad_var``.
+    """
+    outputs, inputs = list(outputs), list(inputs)
+    if grad_outputs is None:
+        grad_outputs = [None] * len(outputs)
+    seeds = []
+    for out, g in zip(outputs, grad_outputs):
+        if g is None:
+            if out.array.size != 1:
+                raise ValueError(
+                    f"chainer.grad: {out._describe()} is not a scalar, so grad_outputs must be given"
+                )
+            g = out.xp.ones_like(out.array)
+            if loss_scale is not None:
+                g *= loss_scale
+        seeds.append(as_variable(g))
+    results = _backprop(outputs, seeds, inputs=inputs, create_graph=enable_double_backprop, retain_grad=retain_grad)
+    if grad_inputs is not None:
+        results = [
+            gi if r is None else (r if gi is None else Variable._of(r._data + as_variable(gi)._data))
+            for r, gi in zip(results, grad_inputs)
+        ]
+    if set_grad:
+        for x, r in zip(inputs, results):
+            x._grad = r
+    return results
+
+
+def no_backprop_mode():
+    """Within this block, operations on variables are computed without recording a graph."""
+    return _BackpropMode(False)
+
+
+def force_backprop_mode():
+    """Within this block, operations are recorded even inside ``no_backprop_mode``."""
+    return _BackpropMode(True)
+
+
+class _BackpropMode:
+    """Sets ``config.enable_backprop`` and, when it is off, stops recording on level 0."""
+
+    def __init__(self, enabled: bool):
+        self._enabled = enabled
+        self._stack: list = []
+
+    def __enter__(self):
+        config = configuration.using_config("enable_backprop", self._enabled)
+        config.__enter__()
+        frozen = no_grad() if not self._enabled else _record_again()
+        frozen.__enter__()
+        self._stack.append((config, frozen))
+        return self
+
+    def __exit__(self, *exc):
+        config, frozen = self._stack.pop()
+        frozen.__exit__(*exc)
+        config.__exit__(*exc)
+        return False
+
+
+def _record_again():
+    """A context in which no ``no_grad`` of enclosing blocks is in force."""
+    from ..autodiff import tracer
+
+    class _Restore:
+        def __enter__(self):
+            self._token = tracer._no_grad.set(-1)
+
+        def __exit__(self, *exc):
+            tracer._no_grad.reset(self._token)
+
+    return _Restore()
