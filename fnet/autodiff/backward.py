@@ -14,7 +14,7 @@ from __future__ import annotations
 import heapq
 
 from ..errors import VJPRuleError, aval, message
-from .tracer import Record, Tracer
+from .tracer import Record, Tracer, unbox_all
 
 __all__ = ["backward"]
 
@@ -38,7 +38,7 @@ def _add_slots(total: tuple, ct: tuple) -> tuple:
 def _check_cotangent(record: Record, index: int, ct, parent: Tracer) -> bool:
     """Whether ``ct`` flows into ``parent``: False for integer operands, which have no gradient."""
     value = parent.value
-    if type(value) is tuple and type(ct) is tuple and len(ct) == len(value):
+    if type(ct) is tuple and type(unbox_all(value)) is tuple and len(ct) == len(unbox_all(value)):
         return True
     try:
         if ct.shape == value.shape and ct.dtype == value.dtype:

@@ -173,3 +173,38 @@ def test_in_place_accumulation_never_touches_an_aliased_cotangent():
     g2_first, g1_then = fnet.grad(lambda x2, x1: loss(x1, x2), argnums=(0, 1))(numpy.ones(2), numpy.ones(2))
     numpy.testing.assert_array_equal(g2_first, c)
     numpy.testing.assert_array_equal(g1_then, c + 2 * d + e)
+
+
+def _sin_and_square():
+    """A primitive with two outputs, whose VJP gets a tuple of cotangents (None where unused)."""
+    from fnet.autodiff.primitive import primitive
+
+    @primitive
+    def sin_and_square(x):
+        return (numpy.sin(x), x * x)
+
+    @sin_and_square.defvjp
+    def _vjp(g, ans, x):
+        g_sin, g_square = g
+        total = 0.0 if g_sin is None else g_sin * fnet.ops.cos(x)
+        return total if g_square is None else total + g_square * 2 * x
+
+    return sin_and_square
+
+
+def test_tuple_valued_primitive_gradients_of_each_and_both_outputs():
+    from fnet.autodiff.primitive import take_output
+
+    pair = _sin_and_square()
+    x = numpy.array([0.3, -1.2, 2.0])
+
+    def first(x):
+        return fnet.ops.sum(take_output(pair(x), index=0))
+
+    def both(x):
+        p = pair(x)
+        return fnet.ops.sum(take_output(p, index=0) * 3 + take_output(p, index=1))
+
+    numpy.testing.assert_allclose(fnet.grad(first)(x), numpy.cos(x))
+    numpy.testing.assert_allclose(fnet.grad(both)(x), 3 * numpy.cos(x) + 2 * x)
+    fnet.testing.check_grads(both, (x,), order=2)

@@ -1,0 +1,193 @@
+"""User-defined FunctionNode (new style) and Function (old style), as the seeds' guide writes them."""
+
+import numpy
+import pytest
+
+import fnet.compat as chainer
+from fnet.compat import functions as F
+
+
+def rand(*shape, seed=0):
+    return numpy.random.RandomState(seed).uniform(-1, 1, shape)
+
+
+class MulAdd(chainer.FunctionNode):
+    def forward_cpu(self, inputs):
+        self.retain_inputs((0, 1))
+        x, y, z = inputs
+        return (x * y + z,)
+
+    def backward(self, target_input_indexes, grad_outputs):
+        x, y = self.get_retained_inputs()
+        (gw,) = grad_outputs
+        return y * gw, x * gw, gw
+
+
+class ExpAndSquare(chainer.FunctionNode):
+    """Two outputs; retains its outputs."""
+
+    def forward(self, inputs):
+        (x,) = inputs
+        e = numpy.exp(x)
+        self.retain_outputs((0,))
+        self.retain_inputs((0,))
+        return e, x * x
+
+    def backward(self, target_input_indexes, grad_outputs):
+        (e,) = self.get_retained_outputs()
+        (x,) = self.get_retained_inputs()
+        ge, gs = grad_outputs
+        total = None
+        if ge is not None:
+            total = ge * e
+        if gs is not None:
+            total = gs * 2 * x if total is None else total + gs * 2 * x
+        return (total,)
+
+
+def test_new_style_gradients():
+    x, y, z = (chainer.Variable(rand(3, 2, seed=s)) for s in range(3))
+    (w,) = MulAdd().apply((x, y, z))
+    assert w.creator_node.label == "MulAdd" and isinstance(w.creator, MulAdd)
+    w.grad = numpy.ones((3, 2))
+    w.backward()
+    numpy.testing.assert_allclose(x.grad, y.array)
+    numpy.testing.assert_allclose(y.grad, x.array)
+    numpy.testing.assert_allclose(z.grad, numpy.ones((3, 2)))
+
+
+def test_backward_runs_once_per_pass_for_only_the_inputs_that_need_it():
+    calls = []
+
+    class Spy(MulAdd):
+        def backward(self, target_input_indexes, grad_outputs):
+            calls.append(tuple(target_input_indexes))
+            return super().backward(target_input_indexes, grad_outputs)
+
+    x = chainer.Variable(rand(2))
+    y = chainer.Variable(rand(2, seed=1), requires_grad=False)
+    (w,) = Spy().apply((x, y, rand(2, seed=2)))
+    F.sum(w).backward()
+    assert calls == [(0,)]
+
+
+def test_double_backprop_through_a_new_style_function():
+    x, y, z = (chainer.Variable(rand(4, seed=s)) for s in range(3))
+    (w,) = MulAdd().apply((x, y, z))
+    (gx,) = chainer.grad([F.sum(w * w)], [x], enable_double_backprop=True)
+    numpy.testing.assert_allclose(gx.array, 2 * w.array * y.array)
+    F.sum(gx).backward()  # d/dy of sum(2 (x y + z) y) = 4 x y + 2 z
+    numpy.testing.assert_allclose(y.grad, 4 * x.array * y.array + 2 * z.array)
+
+
+def test_several_outputs_some_unused():
+    x = chainer.Variable(rand(3))
+    e, s = ExpAndSquare().apply((x,))
+    F.sum(s).backward()
+    numpy.testing.assert_allclose(x.grad, 2 * x.array)
+    x.cleargrad()
+    e, s = ExpAndSquare().apply((x,))
+    F.sum(e + 3 * s).backward()
+    numpy.testing.assert_allclose(x.grad, numpy.exp(x.array) + 6 * x.array)
+
+
+def test_several_outputs_double_backprop_uses_retained_outputs():
+    x = chainer.Variable(rand(3))
+    e, _ = ExpAndSquare().apply((x,))
+    (gx,) = chainer.grad([F.sum(e)], [x], enable_double_backprop=True)
+    F.sum(gx).backward()
+    numpy.testing.assert_allclose(x.grad, numpy.exp(x.array))
+
+
+def test_a_node_applies_once():
+    node = MulAdd()
+    node.apply((rand(1), rand(1), rand(1)))
+    with pytest.raises(RuntimeError, match="only once"):
+        node.apply((rand(1), rand(1), rand(1)))
+
+
+def test_forward_must_return_a_tuple():
+    class Bad(chainer.FunctionNode):
+        def forward(self, inputs):
+            return inputs[0]
+
+    with pytest.raises(TypeError, match=r"return \(y,\)"):
+        Bad().apply((rand(2),))
+
+
+def test_wrong_gradient_shape_is_reported():
+    class BadGrad(chainer.FunctionNode):
+        def forward(self, inputs):
+            return (inputs[0] * 2,)
+
+        def backward(self, indexes, grad_outputs):
+            return (chainer.Variable(numpy.ones(5)),)
+
+    x = chainer.Variable(rand(2))
+    (y,) = BadGrad().apply((x,))
+    with pytest.raises(ValueError, match="BadGrad.backward: the gradient of input 0 must have shape"):
+        F.sum(y).backward()
+
+
+def test_old_style_function():
+    class MulAddOld(chainer.Function):
+        def forward_cpu(self, inputs):
+            x, y, z = inputs
+            return (x * y + z,)
+
+        def backward_cpu(self, inputs, grad_outputs):
+            x, y, z = inputs
+            (gw,) = grad_outputs
+            return y * gw, x * gw, gw
+
+    x, y, z = (chainer.Variable(rand(3, seed=s)) for s in range(3))
+    f = MulAddOld()
+    w = f(x, y, z)
+    assert w.creator is f and w.creator_node.label == "MulAddOld"
+    F.sum(w).backward()
+    numpy.testing.assert_allclose(x.grad, y.array)
+    numpy.testing.assert_allclose(z.grad, numpy.ones(3))
+
+
+def test_old_style_elementwise_example_for_numpy():
+    """The guide's ``MulAdd`` written once for NumPy and CuPy with ``get_array_module``."""
+
+    class MulAdd(chainer.Function):
+        def forward(self, inputs):
+            x, y, z = inputs
+            return (x * y + z,)
+
+        def backward(self, inputs, grad_outputs):
+            x, y, z = inputs
+            (gw,) = grad_outputs
+            return y * gw, x * gw, gw
+
+    x = chainer.Variable(rand(2))
+    w = MulAdd()(x, rand(2, seed=1), rand(2, seed=2))
+    F.sum(w).backward()
+    numpy.testing.assert_allclose(x.grad, rand(2, seed=1))
+
+
+def test_forget_recomputes_in_backward():
+    calls = []
+
+    def f(a, b):
+        calls.append(1)
+        return a * b + a
+
+    x, y = chainer.Variable(rand(3)), chainer.Variable(rand(3, seed=1))
+    z = F.forget(f, x, y)
+    F.sum(z * z).backward()
+    numpy.testing.assert_allclose(x.grad, 2 * z.array * (y.array + 1))
+    numpy.testing.assert_allclose(y.grad, 2 * z.array * x.array)
+    assert len(calls) == 2
+
+
+def test_debug_mode_finds_nan_in_forward():
+    class Nan(chainer.FunctionNode):
+        def forward(self, inputs):
+            return (inputs[0] * numpy.nan,)
+
+    with chainer.using_config("debug", True):
+        with pytest.raises(RuntimeError, match="NaN is detected on forward computation of Nan"):
+            Nan().apply((rand(2),))

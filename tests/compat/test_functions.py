@@ -1,0 +1,68 @@
+"""chainer.functions: the pure catalogue lifted to Variables, with Chainer's global state."""
+
+import inspect
+
+import numpy
+import pytest
+
+import fnet
+import fnet.compat as chainer
+from fnet.compat import functions as F
+from fnet.compat.utils import type_check
+
+
+def test_every_pure_function_is_lifted_with_its_signature():
+    for name in fnet.functions.__all__:
+        pure, lifted = getattr(fnet.functions, name), getattr(F, name)
+        if inspect.isfunction(pure) or isinstance(pure, fnet.autodiff.Primitive):
+            assert inspect.signature(lifted) == inspect.signature(pure), name
+    assert "forget" in F.__all__
+
+
+def test_results_are_variables_and_match_the_pure_function():
+    x = numpy.random.RandomState(0).randn(3, 4).astype(numpy.float32)
+    y = F.relu(chainer.Variable(x))
+    assert isinstance(y, chainer.Variable)
+    numpy.testing.assert_array_equal(y.array, fnet.functions.relu(x))
+    parts = F.split_axis(chainer.Variable(x), 2, axis=1)
+    assert isinstance(parts, tuple) and all(isinstance(p, chainer.Variable) for p in parts)
+    assert isinstance(F.accuracy(chainer.Variable(x), numpy.array([0, 1, 2], numpy.int32)), chainer.Variable)
+
+
+def test_lists_of_variables_are_unwrapped_and_gradients_flow():
+    a, b = chainer.Variable(numpy.ones(2)), chainer.Variable(numpy.full(2, 2.0))
+    y = F.concat([a, b], axis=0)
+    F.sum(y * y).backward()
+    numpy.testing.assert_array_equal(a.grad, [2, 2])
+    numpy.testing.assert_array_equal(b.grad, [4, 4])
+
+
+def test_dropout_reads_config_train():
+    x = numpy.ones((4, 5), numpy.float32)
+    with chainer.using_config("train", False):
+        numpy.testing.assert_array_equal(F.dropout(x).array, x)
+    y = F.dropout(x, 0.5).array
+    assert set(numpy.unique(y)) <= {0.0, 2.0} and (y == 0).any()
+
+
+def test_numpy_seed_repeats_the_noise():
+    x = numpy.ones((10, 10), numpy.float32)
+    numpy.random.seed(3)
+    first = F.dropout(x).array
+    numpy.random.seed(3)
+    numpy.testing.assert_array_equal(F.dropout(x).array, first)
+
+
+def test_batch_normalization_updates_running_statistics_in_place():
+    x = numpy.random.RandomState(0).randn(8, 3).astype(numpy.float32)
+    gamma, beta = numpy.ones(3, numpy.float32), numpy.zeros(3, numpy.float32)
+    mean, var = numpy.zeros(3, numpy.float32), numpy.ones(3, numpy.float32)
+    y = F.batch_normalization(x, gamma, beta, running_mean=mean, running_var=var, decay=0.9)
+    assert isinstance(y, chainer.Variable)
+    numpy.testing.assert_allclose(mean, 0.1 * x.mean(axis=0), rtol=1e-5)
+    numpy.testing.assert_allclose(var, 0.9 + 0.1 * x.var(axis=0, ddof=1), rtol=1e-5)
+
+
+def test_input_errors_come_as_invalid_type():
+    with pytest.raises(type_check.InvalidType):
+        F.linear(numpy.ones((2, 3), numpy.float32), numpy.ones((4, 5), numpy.float32))

@@ -1,0 +1,250 @@
+"""Variable and Parameter: Chainer's documented behaviour on the always-on trace level."""
+
+import numpy
+import pytest
+
+import fnet.compat as chainer
+from fnet.compat import functions as F
+
+
+def f32(*values):
+    return numpy.array(values, numpy.float32)
+
+
+def test_scalar_backward_starts_at_one():
+    x = chainer.Variable(f32(5))
+    y = x**2 - 2 * x + 1
+    y.backward()
+    assert y.array.tolist() == [16.0]
+    assert x.grad.tolist() == [8.0]
+
+
+def test_retain_grad_keeps_intermediate_gradients():
+    x = chainer.Variable(f32(5))
+    z = 2 * x
+    y = x**2 - z + 1
+    y.backward(retain_grad=True)
+    assert z.grad.tolist() == [-1.0]
+    assert x.grad.tolist() == [8.0]
+
+
+def test_without_retain_grad_intermediates_have_none():
+    x = chainer.Variable(f32(5))
+    z = 2 * x
+    (x**2 - z).backward()
+    assert z.grad is None
+
+
+def test_non_scalar_needs_its_grad():
+    x = chainer.Variable(numpy.arange(6, dtype=numpy.float32).reshape(2, 3))
+    y = x**2 - 2 * x + 1
+    with pytest.raises(ValueError, match="(?s)not a scalar.*set y.grad"):
+        y.backward()
+    y.grad = numpy.ones((2, 3), numpy.float32)
+    y.backward()
+    numpy.testing.assert_array_equal(x.grad, 2 * x.array - 2)
+
+
+def test_leaf_gradients_accumulate_until_cleared():
+    x = chainer.Variable(f32(1, 2))
+    for _ in range(2):
+        F.sum(x * x).backward()
+    numpy.testing.assert_array_equal(x.grad, [4, 8])
+    x.cleargrad()
+    assert x.grad is None
+    x.zerograd()
+    numpy.testing.assert_array_equal(x.grad, [0, 0])
+
+
+def test_loss_scale_multiplies_the_initial_gradient():
+    x = chainer.Variable(f32(3))
+    F.sum(x * x).backward(loss_scale=4.0)
+    assert x.grad.tolist() == [24.0]
+
+
+def test_double_backprop_through_grad_var():
+    x = chainer.Variable(f32(1, 2, 3))
+    F.sum(x**3).backward(enable_double_backprop=True)
+    gx = x.grad_var
+    numpy.testing.assert_allclose(gx.array, 3 * x.array**2)
+    x.cleargrad()
+    F.sum(gx).backward()
+    numpy.testing.assert_allclose(x.grad, 6 * x.array)
+
+
+def test_chainer_grad_returns_gradients_without_touching_grad():
+    x = chainer.Variable(f32(1, 2))
+    y = chainer.Variable(f32(3, 4))
+    z = F.sum(x * y)
+    gx, gy = chainer.grad([z], [x, y])
+    numpy.testing.assert_array_equal(gx.array, y.array)
+    numpy.testing.assert_array_equal(gy.array, x.array)
+    assert x.grad is None
+
+
+def test_chainer_grad_of_an_intermediate_and_grad_inputs():
+    x = chainer.Variable(f32(2))
+    h = x * 3
+    y = F.sum(h * h)
+    (gh,) = chainer.grad([y], [h], grad_inputs=[f32(1)], set_grad=True)
+    assert gh.array.tolist() == [13.0]
+    assert h.grad.tolist() == [13.0]
+
+
+def test_chainer_grad_of_a_non_scalar_needs_grad_outputs():
+    x = chainer.Variable(f32(1, 2))
+    with pytest.raises(ValueError, match="grad_outputs must be given"):
+        chainer.grad([x * 2], [x])
+
+
+def test_backward_of_several_outputs():
+    x = chainer.Variable(f32(1, 2))
+    a, b = F.sum(x * x), F.sum(3 * x)
+    chainer.backward([a, b])
+    numpy.testing.assert_array_equal(x.grad, [5, 7])
+
+
+def test_no_backprop_mode_records_nothing():
+    x = chainer.Variable(f32(1, 2))
+    with chainer.no_backprop_mode():
+        y = x * 2
+        assert chainer.config.enable_backprop is False
+        with chainer.force_backprop_mode():
+            z = x * 2
+    assert y.creator is None and not y.requires_grad
+    assert z.creator is not None
+    assert chainer.config.enable_backprop is True
+
+
+def test_requires_grad_false_gets_no_gradient():
+    x = chainer.Variable(f32(1, 2), requires_grad=False)
+    w = chainer.Variable(f32(3, 4))
+    F.sum(x * w).backward()
+    assert x.grad is None
+    numpy.testing.assert_array_equal(w.grad, [1, 2])
+
+
+def test_unchain_backward_stops_backprop():
+    x = chainer.Variable(f32(2))
+    h = x * x
+    y = h * 3
+    h.unchain_backward()
+    F.sum(y).backward()
+    assert x.grad is None
+    assert h.creator is None
+
+
+def test_unchain_makes_a_root():
+    x = chainer.Variable(f32(2))
+    h = x * 5
+    h.unchain()
+    assert h.creator is None
+    F.sum(h * h).backward()
+    assert h.grad.tolist() == [20.0] and x.grad is None
+
+
+def test_array_attributes_and_len():
+    x = chainer.Variable(numpy.zeros((2, 3), numpy.float32), name="x")
+    assert (x.shape, x.ndim, x.size, x.dtype, len(x)) == ((2, 3), 2, 6, numpy.float32, 2)
+    assert x.T.shape == (3, 2)
+    assert x.reshape(3, 2).shape == (3, 2) and x.reshape((6,)).shape == (6,)
+    assert x.transpose(1, 0).shape == (3, 2)
+    assert x.label == "(2, 3), float32"
+    assert chainer.Variable(numpy.float32(1) * numpy.ones((), numpy.float32)).label == "float32"
+    assert x.xp is numpy and str(x.device) == "@numpy"
+    assert repr(x).startswith("variable x(")
+    with pytest.raises(TypeError):
+        len(chainer.Variable(numpy.zeros((), numpy.float32)))
+
+
+def test_data_and_array_are_one_and_settable():
+    x = chainer.Variable(f32(1))
+    x.data = f32(7)
+    assert x.array.tolist() == [7.0]
+    F.sum(x * x).backward()
+    assert x.grad.tolist() == [14.0]
+
+
+def test_array_of_another_shape_while_a_grad_is_held_is_refused():
+    x = chainer.Variable(f32(1, 2))
+    F.sum(x).backward()
+    with pytest.raises(ValueError, match=r"cleargrad\(\)"):
+        x.array = f32(1, 2, 3)
+    x.cleargrad()
+    x.array = f32(1, 2, 3)
+    assert x.shape == (3,)
+
+
+def test_grad_of_wrong_shape_or_dtype_is_refused():
+    x = chainer.Variable(f32(1, 2))
+    with pytest.raises(ValueError, match="shape"):
+        x.grad = f32(1)
+    with pytest.raises(TypeError, match="dtype"):
+        x.grad = numpy.ones(2, numpy.float64)
+
+
+def test_data_must_be_an_array():
+    with pytest.raises(TypeError, match="NumPy or CuPy array"):
+        chainer.Variable([1.0, 2.0])
+
+
+def test_comparisons_and_truth_raise_as_in_chainer():
+    x = chainer.Variable(f32(1))
+    with pytest.raises(NotImplementedError):
+        x == x  # noqa: B015
+    with pytest.raises(NotImplementedError):
+        x < 1  # noqa: B015
+    with pytest.raises(NotImplementedError):
+        bool(x)
+
+
+def test_operators_follow_numpy_broadcasting_and_reflect():
+    x = chainer.Variable(f32(1, 2))
+    a = numpy.float32(3)
+    numpy.testing.assert_array_equal((a - x).array, [2, 1])
+    numpy.testing.assert_array_equal((1 / x).array, [1, 0.5])
+    numpy.testing.assert_array_equal((-x).array, [-1, -2])
+    numpy.testing.assert_array_equal(abs(-x).array, [1, 2])
+    numpy.testing.assert_array_equal(x[1:].array, [2])
+    m = chainer.Variable(numpy.eye(2, dtype=numpy.float32))
+    numpy.testing.assert_array_equal((m @ x).array, [1, 2])
+
+
+def test_addgrad_and_copydata():
+    x, y = chainer.Variable(f32(1, 2)), chainer.Variable(f32(5, 6))
+    y.grad = f32(1, 1)
+    x.addgrad(y)
+    x.addgrad(y)
+    numpy.testing.assert_array_equal(x.grad, [2, 2])
+    x.copydata(y)
+    numpy.testing.assert_array_equal(x.array, [5, 6])
+
+
+def test_item_mean_and_debug_print():
+    x = chainer.Variable(f32(1, 3))
+    assert x.mean().item() == 2.0
+    assert "- shape: (2,)" in x.debug_print()
+
+
+def test_parameter_initializes_lazily():
+    p = chainer.Parameter(chainer.initializers.Constant(2.0))
+    assert p.array is None and not p.is_initialized
+    p.initialize((2, 3))
+    numpy.testing.assert_array_equal(p.array, numpy.full((2, 3), 2, numpy.float32))
+    F.sum(p * p).backward()
+    numpy.testing.assert_array_equal(p.grad, numpy.full((2, 3), 4, numpy.float32))
+
+
+def test_parameter_from_an_array_and_nan_default():
+    p = chainer.Parameter(f32(1, 2))
+    numpy.testing.assert_array_equal(p.array, [1, 2])
+    q = chainer.Parameter(shape=(2,))
+    assert numpy.isnan(q.array).all()
+
+
+def test_as_variable_and_as_array():
+    a = f32(1)
+    v = chainer.as_variable(a)
+    assert isinstance(v, chainer.Variable) and not v.requires_grad
+    assert chainer.as_variable(v) is v
+    assert chainer.as_array(v) is a and chainer.as_array(a) is a
