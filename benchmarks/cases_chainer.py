@@ -81,6 +81,25 @@ def mlp_step(data):
     return step
 
 
+def mlp_update(data):
+    model = MLP(data, F.relu)
+    opt = chainer.optimizers.SGD(lr=LR)
+    opt.setup(model)
+    x, t = data["x"], data["t"]
+
+    last = {}
+
+    def lossfun(x, t):
+        last["loss"] = F.softmax_cross_entropy(model(x), t)
+        return last["loss"]
+
+    def step():
+        opt.update(lossfun, x, t)
+        return last["loss"]
+
+    return step
+
+
 def grad_penalty(data):
     model = MLP(data, F.tanh)
     opt = chainer.optimizers.SGD(lr=LR)
@@ -224,4 +243,5 @@ CASES = {
     "lstm_lm_step": lstm_lm_step,
     "cnn_step": cnn_step,
     "mlp_adam_step": mlp_adam_step,
+    "mlp_update": mlp_update,
 }

@@ -240,4 +240,5 @@ CASES = {
     "lstm_lm_step": lstm_lm_step,
     "cnn_step": cnn_step,
     "mlp_adam_step": mlp_adam_step,
+    "mlp_update": mlp_step,  # no optimizer.update(lossfun, ...) API: the same step
 }

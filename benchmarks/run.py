@@ -5,12 +5,14 @@
 
 One persistent worker process per framework (benchmarks/worker.py): fnet
 runs in this interpreter's environment, Chainer and PyTorch in the virtual
-environments made by benchmarks/setup_peers.sh.  Each worker builds every
+environments made by benchmarks/setup_peers.sh, and "compat" runs Chainer's
+own case code unchanged on fnet.compat (here too).  Each worker builds every
 case once from the same numpy arrays (benchmarks/shared.py) and warms up;
 then, round after round, the runner asks each framework in turn (the order
 rotates every round) to time one batch of repetitions of each case.  The
 table gives the median time per repetition over all rounds, and the ratios
-fnet/Chainer and fnet/PyTorch (above 1: fnet is slower).
+fnet/Chainer and fnet/PyTorch (above 1: fnet is slower), and fnet.compat's to
+pure fnet and to Chainer.
 """
 
 import argparse
@@ -39,6 +41,8 @@ FRAMEWORKS = {
     "fnet": ("fnet", sys.executable, [REPO]),
     "chainer": ("Chainer", os.path.join(VENVS, "chainer", "bin", "python"), []),
     "torch": ("PyTorch", os.path.join(VENVS, "torch", "bin", "python"), []),
+    # Chainer's case code run unchanged on fnet's Chainer layer (cases_compat.py)
+    "compat": ("fnet.compat", sys.executable, [REPO]),
 }
 PEERS = ("chainer", "torch")
 
@@ -323,6 +327,9 @@ def main(argv=None):
     headers = ["case", "unit"] + [FRAMEWORKS[n][0] for n in FRAMEWORKS if n in args.frameworks]
     ratio_peers = [p for p in PEERS if p in args.frameworks]
     headers += [f"fnet/{FRAMEWORKS[p][0]}" for p in ratio_peers]
+    compat_peers = [p for p in ("fnet", "chainer") if p in args.frameworks]
+    if "compat" in args.frameworks:
+        headers += [f"fnet.compat/{FRAMEWORKS[p][0]}" for p in compat_peers]
     rows = []
     for case in args.cases:
         row = [case, shared.CASES[case][0]]
@@ -335,6 +342,11 @@ def main(argv=None):
         for p in ratio_peers:
             m = med(case, p)
             row.append(f"{f / m:.2f}x" if f and m else "-")
+        if "compat" in args.frameworks:
+            c = med(case, "compat")
+            for p in compat_peers:
+                m = med(case, p)
+                row.append(f"{c / m:.2f}x" if c and m else "-")
         rows.append(row)
     print()
     print("median time per repetition (ratio > 1: fnet is slower)")

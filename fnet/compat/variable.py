@@ -407,14 +407,24 @@ class Variable:
         return "\n".join(lines)
 
     def __repr__(self) -> str:
-        data = self.array
-        text = "None" if data is None else repr(data)
-        return f"variable {self._name}({text})" if self._name else f"variable({text})"
+        return self._text(repr_form=True)
 
     def __str__(self) -> str:
+        return self._text(repr_form=False)
+
+    def _text(self, repr_form: bool) -> str:
+        """Chainer's form: ``variable name(values)``, the values printed as NumPy prints them
+        (without ``array(`` and the dtype), continuation lines aligned under the first."""
+        prefix = f"variable {self._name}(" if self._name else "variable("
         data = self.array
-        text = "None" if data is None else str(data)
-        return f"variable {self._name}({text})" if self._name else f"variable({text})"
+        if data is None:
+            return prefix + "None)"
+        host = backend.to_cpu(data)
+        if repr_form:
+            body = numpy.array2string(host, separator=", ", prefix=prefix)
+        else:
+            body = numpy.array2string(host, prefix=prefix)
+        return f"{prefix}{body})"
 
     # -- Chainer forbids comparing variables and testing them for truth ---------------------
     def _no_compare(self, other):
