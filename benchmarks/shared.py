@@ -107,7 +107,7 @@ CASES = {
     "mlp_update": (
         "ms/step",
         1e3,
-        f"mlp_step written as Chainer's optimizer.update(lossfun, x, t) (the others: their mlp_step)",
+        "mlp_step written as Chainer's optimizer.update(lossfun, x, t) (the others: their mlp_step)",
     ),
 }
 

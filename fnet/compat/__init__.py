@@ -1,6 +1,6 @@
 """Chainer's public API on fnet's functional core: ``import fnet.compat as chainer``."""
 
-from . import configuration, function_hooks, functions, initializers
+from . import _operators, configuration, function_hooks, functions, initializers
 from .configuration import (
     DebugMode,
     config,
@@ -23,6 +23,8 @@ from .variable import (
     no_backprop_mode,
 )
 
-from . import _operators
-
 _operators.install()
+from . import reporter
+from .reporter import DictSummary, Reporter, Summary, get_current_reporter, report, report_scope
+
+__version__ = "7.8.1"  # the Chainer version whose documented API this layer follows

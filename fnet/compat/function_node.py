@@ -152,7 +152,8 @@ class FunctionNode:
         """Run the node on ``inputs`` (Variables or arrays); a tuple of output Variables."""
         if self.inputs is not None:
             raise RuntimeError(
-                f"{self.label}: a FunctionNode can be applied only once\n  hint: make a new node for each call"
+                f"{self.label}: a FunctionNode can be applied only once\n"
+                "  hint: make a new node for each call"
             )
         variables = [as_variable(x) for x in inputs]
         data = [v._data for v in variables]
@@ -222,7 +223,8 @@ class FunctionNode:
             gxs = [gxs[i] for i in self._targets]
         if len(gxs) != len(self._targets):
             raise ValueError(
-                f"{self.label}.backward returned {len(gxs)} gradients for {len(self._targets)} target inputs\n"
+                f"{self.label}.backward returned {len(gxs)} gradients "
+                f"for {len(self._targets)} target inputs\n"
                 "  hint: return one gradient per index in target_input_indexes (or one per input)"
             )
         result = {}
@@ -296,11 +298,17 @@ class FunctionAdapter(FunctionNode):
         function = self._function
         if self._retained_outputs is not None:
             outs = self._retained_outputs
-            function.output_data = tuple(o.value if type(o) is Tracer else o for o in outs) if type(outs) is not Tracer else outs.value
+            function.output_data = (
+                tuple(o.value if type(o) is Tracer else o for o in outs)
+                if type(outs) is not Tracer
+                else outs.value
+            )
         gxs = function.backward(in_data, out_grads)
         if not isinstance(gxs, tuple):
             gxs = (gxs,)
-        return tuple(None if gxs[i] is None else Variable(gxs[i], requires_grad=False) for i in target_input_indexes)
+        return tuple(
+            None if gxs[i] is None else Variable(gxs[i], requires_grad=False) for i in target_input_indexes
+        )
 
 
 class Function:
@@ -414,7 +422,9 @@ class Forget(FunctionNode):
         outs = self._func(*inputs)
         outs = outs if isinstance(outs, tuple) else (outs,)
         pairs = [(o, g) for o, g in zip(outs, grad_outputs) if g is not None]
-        gxs = chainer_grad([o for o, _ in pairs], [inputs[i] for i in target_input_indexes], [g for _, g in pairs])
+        gxs = chainer_grad(
+            [o for o, _ in pairs], [inputs[i] for i in target_input_indexes], [g for _, g in pairs]
+        )
         return tuple(gxs)
 
 

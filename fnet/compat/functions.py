@@ -66,7 +66,9 @@ def lift(pure):
 
     @functools.wraps(pure)
     def lifted(*args, **kwargs):
-        args = [a._data if isinstance(a, Variable) else unwrap(a) if type(a) in (list, tuple) else a for a in args]
+        args = [
+            a._data if isinstance(a, Variable) else unwrap(a) if type(a) in (list, tuple) else a for a in args
+        ]
         if kwargs:
             kwargs = {k: unwrap(v) for k, v in kwargs.items()}
         if reads_train and "train" not in kwargs:

@@ -57,7 +57,9 @@ def _fill_in_place(pure_call, self, array) -> None:
         import attrs
 
         self = attrs.evolve(self, rng=numpy.random.mtrand._rand)
-    array[...] = backend.to_device(pure_call(self, next_key(), array.shape, array.dtype), backend.get_device_from_array(array))
+    array[...] = backend.to_device(
+        pure_call(self, next_key(), array.shape, array.dtype), backend.get_device_from_array(array)
+    )
 
 
 def _chainer_callable(pure_cls: type) -> type:
@@ -69,7 +71,9 @@ def _chainer_callable(pure_cls: type) -> type:
             return None
         return pure_cls.__call__(self, *args, **kwargs)
 
-    cls = type(pure_cls.__name__, (pure_cls,), {"__call__": __call__, "__module__": __name__, "__slots__": ()})
+    cls = type(
+        pure_cls.__name__, (pure_cls,), {"__call__": __call__, "__module__": __name__, "__slots__": ()}
+    )
     cls.__qualname__ = pure_cls.__name__
     cls.__doc__ = pure_cls.__doc__
     return cls

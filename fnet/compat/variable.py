@@ -8,12 +8,12 @@ the raw array, so inference and data inputs cost nothing extra.
 
 from __future__ import annotations
 
+import importlib
 import weakref
 
 import numpy
 
 from .. import backend
-import importlib
 from ..autodiff.tracer import Record, Tracer, no_grad, unbox_all
 from ..errors import aval
 from . import configuration
@@ -319,7 +319,9 @@ class Variable:
         """Forget how this variable was made: it becomes a leaf of the graph."""
         data = self._data
         if type(data) is Tracer and type(data.record) is not LeafRecord:
-            self._data = Tracer(data.value, 0, LeafRecord(data.value, self)) if self._requires_grad else data.value
+            self._data = (
+                Tracer(data.value, 0, LeafRecord(data.value, self)) if self._requires_grad else data.value
+            )
 
     def unchain_backward(self) -> None:
         """Cut the graph behind this variable (truncated backprop): every Record that made it
@@ -337,7 +339,9 @@ class Variable:
             record.parents = (None,) * len(record.parents)
         self.unchain()
 
-    def backward(self, retain_grad: bool = False, enable_double_backprop: bool = False, loss_scale=None) -> None:
+    def backward(
+        self, retain_grad: bool = False, enable_double_backprop: bool = False, loss_scale=None
+    ) -> None:
         """Backpropagate from this variable, adding gradients into the ``.grad`` of the
         variables it was computed from.
 
@@ -401,9 +405,7 @@ class Variable:
             lines.append(f"- shape: {value.shape}")
             lines.append(f"- dtype: {value.dtype}")
             if value.size:
-                lines.append(
-                    f"- statistics: mean={float(value.mean()):.8f}, std={float(value.std()):.8f}"
-                )
+                lines.append(f"- statistics: mean={float(value.mean()):.8f}, std={float(value.std()):.8f}")
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -624,14 +626,21 @@ def backward(outputs, grad_outputs=None, **kwargs) -> None:
                     )
                 out.grad = out.xp.ones_like(out.array)
             grad_outputs.append(out._grad)
-    _backprop(outputs, [as_variable(g) if g is not None else None for g in grad_outputs], **_backward_options(kwargs))
+    _backprop(
+        outputs,
+        [as_variable(g) if g is not None else None for g in grad_outputs],
+        **_backward_options(kwargs),
+    )
 
 
 def _backward_options(kwargs) -> dict:
     unknown = set(kwargs) - {"enable_double_backprop", "retain_grad"}
     if unknown:
         raise TypeError(f"backward: unexpected keyword arguments {sorted(unknown)}")
-    return {"create_graph": kwargs.get("enable_double_backprop", False), "retain_grad": kwargs.get("retain_grad", False)}
+    return {
+        "create_graph": kwargs.get("enable_double_backprop", False),
+        "retain_grad": kwargs.get("retain_grad", False),
+    }
 
 
 def grad(
@@ -663,7 +672,9 @@ def grad(
             if loss_scale is not None:
                 g *= loss_scale
         seeds.append(as_variable(g))
-    results = _backprop(outputs, seeds, inputs=inputs, create_graph=enable_double_backprop, retain_grad=retain_grad)
+    results = _backprop(
+        outputs, seeds, inputs=inputs, create_graph=enable_double_backprop, retain_grad=retain_grad
+    )
     if grad_inputs is not None:
         results = [
             gi if r is None else (r if gi is None else Variable._of(r._data + as_variable(gi)._data))

@@ -1,0 +1,190 @@
+"""Reporting observed values by name (Chainer's ``Reporter``), and their running summaries.
+
+A ``Reporter`` writes ``report(values, observer)`` into its current observation dict, each name
+prefixed with the observer's registered name (``'main/loss'``). The reporter made current by
+``with reporter:`` or ``reporter.scope(observation)`` is the one the module-level ``report``
+uses, so any code (a loss function, a link) can report without holding a reporter.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+from collections import defaultdict
+
+import numpy
+
+from .. import backend
+from ..autodiff.tracer import unbox_all
+
+__all__ = ["Reporter", "report", "report_scope", "get_current_reporter", "Summary", "DictSummary"]
+
+_local = threading.local()
+
+
+def _stack() -> list:
+    stack = getattr(_local, "reporters", None)
+    if stack is None:
+        stack = _local.reporters = []
+    return stack
+
+
+class Reporter:
+    """Collects reported values into the current observation, named after their observers."""
+
+    def __init__(self):
+        self._observer_names: dict[int, str] = {}
+        self.observation: dict = {}
+
+    def __enter__(self):
+        _stack().append(self)
+        return self
+
+    def __exit__(self, *exc):
+        _stack().pop()
+
+    @contextlib.contextmanager
+    def scope(self, observation: dict):
+        """Within the block, this reporter is current and reports go into ``observation``."""
+        old = self.observation
+        self.observation = observation
+        self.__enter__()
+        try:
+            yield
+        finally:
+            self.__exit__()
+            self.observation = old
+
+    def add_observer(self, name: str, observer) -> None:
+        """Register ``observer`` under ``name``: its values are reported as ``name/key``."""
+        self._observer_names[id(observer)] = name
+
+    def add_observers(self, prefix: str, observers) -> None:
+        """Register each ``(name, observer)`` pair under ``prefix + name``."""
+        for name, observer in observers:
+            self._observer_names[id(observer)] = prefix + name
+
+    def report(self, values: dict, observer=None) -> None:
+        """Write ``values`` into the observation, prefixed with ``observer``'s name if given."""
+        values = {key: self._detach(value) for key, value in values.items()}
+        if observer is not None:
+            name = self._observer_names.get(id(observer))
+            if name is None:
+                raise KeyError(
+                    "Reporter.report: the given observer is not registered to the reporter\n"
+                    "  hint: register it first with reporter.add_observer(name, observer)"
+                )
+            values = {f"{name}/{key}": value for key, value in values.items()}
+        self.observation.update(values)
+
+    def _detach(self, value):
+        """The value as kept in an observation: without its graph."""
+        return unbox_all(value)
+
+
+def get_current_reporter() -> Reporter:
+    """The innermost current reporter."""
+    stack = _stack()
+    if not stack:
+        raise RuntimeError("get_current_reporter: no reporter is current\n  hint: use `with reporter:`")
+    return stack[-1]
+
+
+def report(values: dict, observer=None) -> None:
+    """Report ``values`` to the current reporter (nothing happens when none is current)."""
+    stack = _stack()
+    if stack:
+        stack[-1].report(values, observer)
+
+
+@contextlib.contextmanager
+def report_scope(observation: dict):
+    """Within the block, the current reporter writes into ``observation``."""
+    with get_current_reporter().scope(observation):
+        yield
+
+
+def _value(x):
+    x = getattr(x, "array", x)
+    return unbox_all(x)
+
+
+class Summary:
+    """A running weighted mean and standard deviation of scalar values."""
+
+    def __init__(self):
+        self._x = 0.0
+        self._x2 = 0.0
+        self._n = 0.0
+
+    def add(self, value, weight=1) -> None:
+        """Add ``value`` (a number, a 0-dim array or Variable) with ``weight``."""
+        value, weight = _value(value), _value(weight)
+        self._x += weight * value
+        self._x2 += weight * value * value
+        self._n += weight
+
+    def compute_mean(self):
+        """The weighted mean of the values added so far."""
+        return self._x / self._n
+
+    def make_statistics(self) -> tuple:
+        """``(mean, std)`` of the values added so far."""
+        mean = self._x / self._n
+        var = self._x2 / self._n - mean * mean
+        xp = backend.xp(var) if backend.is_array(var) else numpy
+        return mean, xp.sqrt(xp.maximum(var, 0.0))
+
+    def serialize(self, serializer) -> None:
+        """Save or load the running sums (keys ``_x``, ``_x2``, ``_n``)."""
+        self._x = serializer("_x", self._x)
+        self._x2 = serializer("_x2", self._x2)
+        self._n = serializer("_n", self._n)
+
+
+class DictSummary:
+    """A ``Summary`` per name, for dicts of reported scalars (other values are skipped)."""
+
+    def __init__(self):
+        self._summaries: dict[str, Summary] = defaultdict(Summary)
+
+    def add(self, d: dict) -> None:
+        """Add each scalar of ``d``; a value ``(v, w)`` is ``v`` with weight ``w``."""
+        for key, value in d.items():
+            weight = 1
+            if isinstance(value, tuple):
+                value, weight = value
+                weight = _value(weight)
+                if not (numpy.isscalar(weight) or getattr(weight, "ndim", -1) == 0):
+                    raise ValueError(
+                        f"DictSummary.add: the weight given to {key} must be a scalar, got {weight!r}"
+                    )
+            value = _value(value)
+            if numpy.isscalar(value) or getattr(value, "ndim", -1) == 0:
+                self._summaries[key].add(value, weight)
+
+    def compute_mean(self) -> dict:
+        """The mean of each name."""
+        return {key: s.compute_mean() for key, s in self._summaries.items()}
+
+    def make_statistics(self) -> dict:
+        """The mean of each name, and its standard deviation as ``name + '.std'``."""
+        stats = {}
+        for key, s in self._summaries.items():
+            stats[key], stats[key + ".std"] = s.make_statistics()
+        return stats
+
+    def serialize(self, serializer) -> None:
+        """Save or load every summary in Chainer's layout: the names as a JSON list under
+        ``_names``, summary ``i`` under ``_summaries/i``."""
+        from ..compat.serializer import Serializer
+
+        if isinstance(serializer, Serializer):
+            names = list(self._summaries)
+            serializer("_names", json.dumps(names))
+        else:
+            self._summaries.clear()
+            names = json.loads(str(serializer("_names", "")))
+        for index, name in enumerate(names):
+            self._summaries[name].serialize(serializer["_summaries"][str(index)])
