@@ -28,3 +28,8 @@ from . import reporter
 from .reporter import DictSummary, Reporter, Summary, get_current_reporter, report, report_scope
 
 __version__ = "7.8.1"  # the Chainer version whose documented API this layer follows
+from . import link_hooks
+from .link import Chain, ChainList, Link
+from .link_hooks import LinkHook, link_hook
+from .link_hooks.link_hook import get_link_hooks as _get_link_hooks
+from .sequential import Sequential

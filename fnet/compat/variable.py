@@ -449,7 +449,9 @@ class Parameter(Variable):
     """A Variable registered to a Link: initialized (maybe lazily) from an initializer.
 
     ``Parameter(initializer, shape)``: with a shape, the array is drawn at once; without one,
-    it stays uninitialized until ``initialize(shape)`` (a link's first forward pass).
+    it stays uninitialized until ``initialize(shape)`` (a link's first forward pass). As in
+    Chainer, a parameter made from an initializer starts with a NaN-filled grad (so a
+    forgotten ``cleargrads()`` shows), one made from an array with no grad.
     """
 
     __slots__ = ("initializer", "update_rule", "_initial_device", "__dict__")
@@ -458,17 +460,19 @@ class Parameter(Variable):
         from . import initializers
 
         if initializer is None:
-            initializer = initializers._nan_filler()
-        elif _is_array(initializer) and shape is None:
+            initializer = initializers.NaN()
+        elif numpy.isscalar(initializer):
+            initializer = initializers.Constant(initializer)
+        self.update_rule = None
+        self._initial_device = backend.CPU
+        if _is_array(initializer) and shape is None:
             super().__init__(initializer, name=name)
-            self.initializer = initializers.Constant(initializer)
-            self.update_rule = None
-            self._initial_device = None
+            self.initializer = initializer
             return
+        if _is_array(initializer):
+            initializer = initializers.Constant(initializer)
         super().__init__(None, name=name)
         self.initializer = initializer
-        self.update_rule = None
-        self._initial_device = None
         if shape is not None:
             self.initialize(shape)
 
@@ -477,17 +481,14 @@ class Parameter(Variable):
         return self.array is not None
 
     def initialize(self, shape) -> None:
-        """Draw the array of ``shape`` from the initializer (and zero the grad)."""
+        """Draw the array of ``shape`` from the initializer; the grad is filled with NaN."""
         from . import initializers
 
-        array = initializers.generate_array(self.initializer, shape, numpy, device=self._initial_device)
-        self._set_array(array)
-
-    def cleargrad(self) -> None:
+        device = self._initial_device
+        array = initializers.generate_array(self.initializer, shape, device.xp, device=device)
         self._grad = None
-
-    def zerograd(self) -> None:
-        super().zerograd()
+        self._set_array(array)
+        self._grad = Variable._of(device.xp.full_like(array, numpy.nan))
 
     def update(self) -> None:
         """Update this parameter with its update rule (set by the optimizer's ``setup``)."""
@@ -496,18 +497,29 @@ class Parameter(Variable):
 
     def to_device(self, device) -> Parameter:
         if self.array is None:
-            self._initial_device = device
+            self._initial_device = backend.get_device(device)
             return self
         return super().to_device(device)
 
     def __reduce__(self):
-        return _rebuild_parameter, (self.array, self.name, self.grad, self.initializer)
+        return _rebuild_parameter, (
+            self.array,
+            self.name,
+            self.grad,
+            self.initializer,
+            self.update_rule,
+            self._initial_device,
+        )
 
 
-def _rebuild_parameter(array, name, grad, initializer):
-    p = Parameter(array if array is not None else initializer, name=name)
-    if grad is not None:
-        p.grad = grad
+def _rebuild_parameter(array, name, grad, initializer, update_rule, initial_device):
+    """A Parameter from what ``Parameter.__reduce__`` saved (for copy and pickle)."""
+    p = Parameter(initializer, name=name)
+    if array is not None:
+        p._set_array(array)
+    p._grad = None if grad is None else Variable._of(grad)
+    p.update_rule = update_rule
+    p._initial_device = initial_device
     return p
 
 

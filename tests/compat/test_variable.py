@@ -231,6 +231,8 @@ def test_parameter_initializes_lazily():
     assert p.array is None and not p.is_initialized
     p.initialize((2, 3))
     numpy.testing.assert_array_equal(p.array, numpy.full((2, 3), 2, numpy.float32))
+    assert numpy.isnan(p.grad).all()  # as Chainer's: a forgotten cleargrad shows
+    p.cleargrad()
     F.sum(p * p).backward()
     numpy.testing.assert_array_equal(p.grad, numpy.full((2, 3), 4, numpy.float32))
 
@@ -238,6 +240,7 @@ def test_parameter_initializes_lazily():
 def test_parameter_from_an_array_and_nan_default():
     p = chainer.Parameter(f32(1, 2))
     numpy.testing.assert_array_equal(p.array, [1, 2])
+    assert p.grad is None
     q = chainer.Parameter(shape=(2,))
     assert numpy.isnan(q.array).all()
 
