@@ -33,3 +33,6 @@ from .link import Chain, ChainList, Link
 from .link_hooks import LinkHook, link_hook
 from .link_hooks.link_hook import get_link_hooks as _get_link_hooks
 from .sequential import Sequential
+from . import gradient_check, utils
+
+disable_experimental_feature_warning = False  # read by utils.experimental

@@ -159,7 +159,7 @@ class FunctionNode:
         data = [v._data for v in variables]
         arrays = [v.array for v in variables]
         if configuration.config.type_check:
-            self._check_types(arrays)
+            type_check.check_forward_types(self.check_type_forward, arrays, self.label)
         hooks = function_hooks.active_hooks(self)
         for hook in hooks:
             hook.forward_preprocess(self, tuple(arrays))
@@ -180,13 +180,6 @@ class FunctionNode:
         return outputs
 
     # -- inside the primitive --------------------------------------------------------------
-    def _check_types(self, arrays) -> None:
-        in_types = type_check.get_types(arrays, "in_types", False)
-        try:
-            self.check_type_forward(in_types)
-        except type_check.InvalidType as error:
-            raise type_check.InvalidType(error.expect, error.actual, error.msg, function=self.label) from None
-
     def _run_forward(self, inputs) -> tuple:
         outputs = self.forward(tuple(inputs))
         if not isinstance(outputs, tuple) or not all(_is_array(y) for y in outputs):

@@ -627,6 +627,9 @@ def _to_grad(ct):
 def backward(outputs, grad_outputs=None, **kwargs) -> None:
     """Backpropagate from several variables at once (``grad_outputs`` default: their ``.grad``)."""
     outputs = list(outputs)
+    for out in outputs:
+        if not isinstance(out, Variable):
+            raise TypeError(f"chainer.backward: each output must be a Variable, got {type(out).__name__}")
     if grad_outputs is None:
         grad_outputs = []
         for out in outputs:

@@ -120,9 +120,10 @@ class Module(Layer):
 class Sequential(Layer):
     """Layers (or plain functions such as ``fnet.functions.relu``) applied one after another.
 
-    As in Chainer's ``Sequential``, only the layers are numbered: params are keyed ``"0"``,
-    ``"1"``, ... in the order of the layers, functions left out, so ``Sequential(Linear(3, 4),
-    relu, Linear(4, 2))`` has params ``0/W, 0/b, 1/W, 1/b`` like Chainer's (and its npz files).
+    As in Chainer's ``Sequential``, only the layers are numbered, functions left out, so
+    ``Sequential(Linear(3, 4), relu, Linear(4, 2))`` has params ``0/W, 0/b, 1/W, 1/b`` like
+    Chainer's (and its npz files); from three layers on, the numbers follow Chainer's own
+    order (see ``_chainer_ranks``).
     If a layer is stateful, ``apply(params, x, state, *, train)`` returns ``(y, state)``, the
     state keyed like the params; otherwise ``apply(params, x)`` returns ``y``.
     """
@@ -139,8 +140,10 @@ class Sequential(Layer):
         self.__attrs_init__(tuple(layers))
 
     def _named(self) -> list[tuple[str, Layer]]:
-        """The layers (not the functions), with the names of their params: their rank among layers."""
-        return [(str(i), layer) for i, layer in enumerate(x for x in self.layers if isinstance(x, Layer))]
+        """The layers (not the functions), in order, with the names of their params: Chainer's."""
+        ranks = _chainer_ranks([isinstance(x, Layer) for x in self.layers])
+        named = [(str(ranks[i]), x) for i, x in enumerate(self.layers) if isinstance(x, Layer)]
+        return named
 
     @property
     def stateful(self) -> bool:  # type: ignore[override]
@@ -169,18 +172,38 @@ class Sequential(Layer):
         takers = [] if key is None else [n for n, layer in self._named() if _takes_key(type(layer))]
         keys = dict(zip(takers, random.split(key, len(takers)))) if takers else {}
         new_state = {}
-        rank = 0
+        names = iter(name for name, _ in self._named())
         for layer in self.layers:
             if not isinstance(layer, Layer):
                 x = layer(x)
                 continue
-            name, rank = str(rank), rank + 1
+            name = next(names)
             extra = {"key": keys[name]} if name in keys else {}
             if layer.stateful:
                 x, new_state[name] = layer.apply(params[name], x, state[name], train=train, **extra)
             else:
                 x = layer.apply(params[name], x, **extra)
         return (x, new_state) if self.stateful else x
+
+
+def _chainer_ranks(is_layer: list[bool]) -> dict[int, int]:
+    """The name Chainer's ``Sequential`` gives each layer, by its position among all entries.
+
+    Chainer appends each link to its children after the *first* link that precedes it (or
+    first of all, for the very first entry), so from three links on the names are not the
+    order of the layers: ``(A, relu, B, C)`` names A, C, B ``"0"``, ``"1"``, ``"2"``. Its npz
+    files use those names, so fnet uses them too.
+    """
+    children: list[int] = []
+    for position, layer in enumerate(is_layer):
+        if not layer:
+            continue
+        if position == 0:
+            children.insert(0, position)
+            continue
+        earlier = [children.index(j) for j in range(position) if is_layer[j]]
+        children.insert(earlier[0] + 1 if earlier else 0, position)
+    return {position: rank for rank, position in enumerate(children)}
 
 
 @functools.cache

@@ -167,3 +167,19 @@ def test_sequential_hands_split_keys_to_layers_that_take_one():
     assert y1.shape == (4, 2) and set(state) == {"0"}
     with pytest.raises(fnet.errors.InvalidInputError, match="key"):
         model(params, x, model.init_state())
+
+
+def test_sequential_names_layers_as_chainer_does_from_three_layers_on():
+    # Chainer 7.8.1: Sequential(L(2,3), relu, L(3,4), relu, L(4,5), L(5,6)).namedparams() gives
+    # /0/W (3, 2), /1/W (6, 5), /2/W (5, 4), /3/W (4, 3): each new link goes right after the
+    # first link before it, and the names are the positions among the children.
+    relu = fnet.functions.relu
+    model = nn.Sequential(nn.Linear(2, 3), relu, nn.Linear(3, 4), relu, nn.Linear(4, 5), nn.Linear(5, 6))
+    params = model.init(fnet.random.key(0))
+    assert {name: p["W"].shape for name, p in params.items()} == {
+        "0": (3, 2),
+        "1": (6, 5),
+        "2": (5, 4),
+        "3": (4, 3),
+    }
+    assert model(params, numpy.ones((1, 2), numpy.float32)).shape == (1, 6)

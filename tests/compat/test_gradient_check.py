@@ -1,0 +1,293 @@
+"""chainer.gradient_check on the Chainer layer: numerical gradients and checks of backward passes,
+with values and failure reports compared with Chainer 7.8.1's (golden data)."""
+
+import importlib.util
+import json
+import pathlib
+import re
+
+import numpy
+import pytest
+
+import fnet.compat as chainer
+from fnet.compat import functions as F
+from fnet.compat import gradient_check
+
+GOLDEN_DIR = pathlib.Path(__file__).parents[1] / "golden"
+GOLDEN = json.loads((GOLDEN_DIR / "compat_gradient_check.json").read_text())
+_spec = importlib.util.spec_from_file_location(
+    "make_compat_gradient_check", GOLDEN_DIR / "make_compat_gradient_check.py"
+)
+CASES = importlib.util.module_from_spec(_spec)  # the cases and their inputs, shared with the golden script
+_spec.loader.exec_module(CASES)
+
+
+def rand(*shape, seed=0, dtype=numpy.float64):
+    return numpy.random.RandomState(seed).uniform(-1, 1, shape).astype(dtype)
+
+
+class MulAdd(chainer.FunctionNode):
+    """The guide's ``x * y + z``."""
+
+    def forward(self, inputs):
+        self.retain_inputs((0, 1))
+        x, y, z = inputs
+        return (x * y + z,)
+
+    def backward(self, target_input_indexes, grad_outputs):
+        x, y = self.get_retained_inputs()
+        (gw,) = grad_outputs
+        return y * gw, x * gw, gw
+
+
+def muladd(x, y, z):
+    return MulAdd().apply((x, y, z))[0]
+
+
+# -- numerical_grad ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("case, expected", GOLDEN["numerical"], ids=[c["f"] for c, _ in GOLDEN["numerical"]])
+def test_numerical_grad_matches_chainer(case, expected):
+    f = eval(case["f"], {"np": numpy})
+    xs = CASES.inputs(case)
+    gys = CASES.grad_outputs(case, f(*xs))
+    with numpy.errstate(all="ignore"):
+        grads = gradient_check.numerical_grad(
+            lambda: f(*xs),
+            xs,
+            gys,
+            eps=case.get("eps", 1e-3),
+            detect_nondifferentiable=case.get("detect", False),
+        )
+    assert isinstance(grads, list) and len(grads) == len(xs)
+    for g, x, e in zip(grads, xs, expected):
+        assert g.dtype == x.dtype
+        numpy.testing.assert_array_equal(g, numpy.array(e, x.dtype))
+
+
+def test_numerical_grad_of_the_guide():
+    x = rand(4, 3, dtype=numpy.float32)
+    gy = numpy.ones((4, 3), dtype=numpy.float32)
+    (gx,) = gradient_check.numerical_grad(lambda: (x * x,), (x,), (gy,))
+    numpy.testing.assert_allclose(gx, 2 * x, rtol=1e-3)
+    numpy.testing.assert_array_equal(x, rand(4, 3, dtype=numpy.float32))  # put back in place
+
+
+def test_numerical_grad_known_derivatives():
+    x, y = rand(3, seed=1), rand(3, seed=2)
+    gy = rand(3, seed=3)
+    gx, gy_ = gradient_check.numerical_grad(lambda: (numpy.sin(x) * y,), (x, y), (gy,), eps=1e-4)
+    numpy.testing.assert_allclose(gx, numpy.cos(x) * y * gy, rtol=1e-6)
+    numpy.testing.assert_allclose(gy_, numpy.sin(x) * gy, rtol=1e-6)
+    (g5,) = gradient_check.numerical_grad(lambda: (x**5,), (x,), (1.0,), detect_nondifferentiable=True)
+    numpy.testing.assert_allclose(g5, 5 * x**4, rtol=1e-9)  # five points: error of order eps**4
+
+
+def test_the_guides_relu_test_on_variables():
+    x = chainer.Variable(rand(3, 2, seed=4, dtype=numpy.float32))
+    y = F.relu(x)
+    y.grad = rand(3, 2, seed=5, dtype=numpy.float32)
+    y.backward()
+    (gx,) = gradient_check.numerical_grad(lambda: (F.relu(x).array,), (x.array,), (y.grad,))
+    numpy.testing.assert_allclose(gx, x.grad, atol=1e-4, rtol=1e-4)
+
+
+@pytest.mark.parametrize("case, expected", GOLDEN["nondifferentiable"], ids=lambda v: str(v)[:40])
+def test_nondifferentiable_points_are_reported_like_chainer(case, expected):
+    f = eval(case["f"], {"np": numpy})
+    x = numpy.array(case["values"])
+    with numpy.errstate(all="ignore"), pytest.raises(gradient_check.NondifferentiableError) as info:
+        gradient_check.numerical_grad(
+            lambda: f(x),
+            (x,),
+            (numpy.ones_like(x),),
+            eps=case.get("eps", 1e-3),
+            detect_nondifferentiable=True,
+        )
+    first, rest = str(info.value).split("\n", 1)
+    assert first.startswith("Tried to compute the numeric gradient on a non-differentiable point")
+    assert rest == expected
+
+
+def test_numerical_grad_bad_use():
+    x = rand(3)
+    with pytest.raises(RuntimeError, match="must be kind of float, got int32 for inputs\\[0\\]"):
+        gradient_check.numerical_grad(lambda: (x,), (numpy.arange(3, dtype=numpy.int32),), (None,))
+    with pytest.raises(ValueError, match="eps must be positive"):
+        gradient_check.numerical_grad(lambda: (x,), (x,), (None,), eps=0)
+    with pytest.raises(TypeError, match="f must return a tuple of arrays, got ndarray"):
+        gradient_check.numerical_grad(lambda: x * 2, (x,), (numpy.ones(3),))
+    with pytest.raises(ValueError, match="f returned 1 outputs for 2 grad_outputs"):
+        gradient_check.numerical_grad(lambda: (x * 2,), (x,), (numpy.ones(3), None))
+    with pytest.raises(
+        ValueError, match="output 0 has shape \\(3,\\), but its grad_output has shape \\(2,\\)"
+    ):
+        gradient_check.numerical_grad(lambda: (x * 2,), (x,), (numpy.ones(2),))
+
+
+# -- check_backward -----------------------------------------------------------------------------------
+def test_check_backward_passes_on_correct_functions():
+    x, y, z, gw = (rand(3, 2, seed=s) for s in range(4))
+    gradient_check.check_backward(muladd, (x, y, z), gw)
+    gradient_check.check_backward(F.tanh, x, gw, detect_nondifferentiable=True)
+    gradient_check.check_backward(lambda a: F.sum(a * a), x, None)  # a loss: y_grad None
+    gradient_check.check_backward(lambda a: F.sum(a * a), [x], None)
+
+
+def test_check_backward_on_an_old_style_function():
+    class OldMulAdd(chainer.Function):
+        def forward_cpu(self, inputs):
+            x, y, z = inputs
+            return (x * y + z,)
+
+        def backward_cpu(self, inputs, grad_outputs):
+            x, y, _ = inputs
+            (gw,) = grad_outputs
+            return y * gw, x * gw, gw
+
+    x, y, z, gw = (rand(3, 2, seed=s) for s in range(4))
+    gradient_check.check_backward(lambda *a: OldMulAdd()(*a), (x, y, z), gw)
+
+
+def test_check_backward_checks_parameters_and_restores_them():
+    x = rand(3, 2)
+    W = chainer.Parameter(rand(4, 2, seed=1))
+    b = chainer.Parameter(rand(4, seed=2))
+    W_array, b_array = W.array, b.array
+    gradient_check.check_backward(lambda a: F.linear(a, W, b), x, rand(3, 4, seed=3), (W, b))
+    assert W.array is W_array and b.array is b_array
+    gradient_check.check_backward(lambda a: F.linear(a, W, b), x, rand(3, 4, seed=3), W)
+
+
+def test_check_backward_with_float32_and_a_float64_numerical_gradient():
+    x = rand(3, 2, dtype=numpy.float32)
+    W = chainer.Parameter(rand(2, 2, seed=1, dtype=numpy.float32))
+    gy = rand(3, 2, seed=2, dtype=numpy.float32)
+    gradient_check.check_backward(
+        lambda a: F.linear(F.sigmoid(a), W), x, gy, W, dtype=numpy.float64, atol=1e-4
+    )
+    assert W.array.dtype == numpy.float32
+
+
+def test_check_backward_with_integer_inputs_and_several_outputs():
+    x = rand(4, 3)
+    t = numpy.array([0, 2, 1, 1], numpy.int32)
+    gradient_check.check_backward(F.select_item, (x, t), rand(4, seed=1))
+
+    def split(a):
+        first, second = F.split_axis(a, 2, axis=1)
+        return F.exp(first), second * 3
+
+    gradient_check.check_backward(split, rand(2, 4), (rand(2, 2, seed=1), None))
+
+
+@pytest.mark.parametrize("name, seed, expected", GOLDEN["failures"], ids=[f[0] for f in GOLDEN["failures"]])
+def test_failures_are_reported_like_chainer(name, seed, expected):
+    checks = CASES.failing_checks(chainer, F, gradient_check, numpy)
+    numpy.random.seed(seed)
+    with pytest.raises(AssertionError) as info:
+        checks[name]()
+    assert re.split(CASES.SPLIT, str(info.value), flags=re.DOTALL) == expected
+
+
+def test_check_backward_fails_on_a_wrong_backward():
+    class WrongTanh(chainer.FunctionNode):
+        def forward(self, inputs):
+            self.retain_outputs((0,))
+            return (numpy.tanh(inputs[0]),)
+
+        def backward(self, indexes, grad_outputs):
+            (y,) = self.get_retained_outputs()
+            return (grad_outputs[0] * (1 + y * y),)  # the sign is wrong
+
+    with pytest.raises(AssertionError, match="check_backward failed \\(eps=0.001 atol=1e-05 rtol=0.0001\\)"):
+        gradient_check.check_backward(lambda a: WrongTanh().apply((a,))[0], rand(3), rand(3, seed=1))
+
+
+def test_a_gradient_for_an_integer_input_is_an_error():
+    class LeakyIndex(chainer.FunctionNode):
+        def forward(self, inputs):
+            return (inputs[0] * 2,)
+
+        def backward(self, indexes, grad_outputs):
+            return grad_outputs[0] * 2, grad_outputs[0]
+
+    x = rand(3)
+    with pytest.raises(RuntimeError, match="gradient of int variable must be None, but inputs\\[1\\]"):
+        gradient_check.check_backward(
+            lambda a, t: LeakyIndex().apply((a, t))[0], (x, x), x, no_grads=[False, True]
+        )
+
+
+def test_check_backward_bad_use():
+    x = rand(3)
+    with pytest.raises(
+        ValueError, match="y_grad argument cannot be omitted.*\nActual output shapes: \\(3,\\)"
+    ):
+        gradient_check.check_backward(lambda a: a * 2, x, None)
+    with pytest.raises(
+        ValueError, match="do not match.\nOutput shapes and dtypes         : \\(3,\\):float64\n"
+    ):
+        gradient_check.check_backward(lambda a: a * 2, x, numpy.ones(2))
+    with pytest.raises(ValueError, match="must contain equally as many elements"):
+        gradient_check.check_backward(lambda a: a * 2, x, (x, x))
+    with pytest.raises(ValueError, match="Length of no_grads param and xs should be same.\nActual: 2 != 1"):
+        gradient_check.check_backward(lambda a: a * 2, x, x, no_grads=[True, False])
+    with pytest.raises(ValueError, match="dtype must be a float type or None, got int32"):
+        gradient_check.check_backward(lambda a: a * 2, x, x, dtype=numpy.int32)
+    with pytest.raises(TypeError, match="must return a Variable or a tuple of Variables, got ndarray"):
+        gradient_check.check_backward(lambda a: a.array * 2, x, x)
+
+
+def test_the_same_seed_repeats_a_check():
+    def failing():
+        gradient_check.check_backward(
+            lambda a: F.sum(a) * 0 + F.sum(a * a * a), rand(3), None, atol=0, rtol=0
+        )
+
+    messages = []
+    for _ in range(2):
+        numpy.random.seed(11)
+        with pytest.raises(AssertionError) as info:
+            failing()
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]
+
+
+# -- check_double_backward ---------------------------------------------------------------------------
+def test_check_double_backward_passes_on_correct_functions():
+    x, y, z, gw = (rand(3, 2, seed=s) for s in range(4))
+    ggs = tuple(rand(3, 2, seed=s) for s in range(4, 7))
+    gradient_check.check_double_backward(lambda *a: muladd(*a) ** 3, (x, y, z), gw, ggs)
+    gradient_check.check_double_backward(F.tanh, x, gw, ggs[0])
+    gradient_check.check_double_backward(lambda a: F.sum(a**3), x, numpy.ones(()), ggs[0])
+
+
+def test_check_double_backward_with_parameters():
+    x = rand(3, 2)
+    W = chainer.Parameter(rand(4, 2, seed=1))
+    b = chainer.Parameter(rand(4, seed=2))
+    gradient_check.check_double_backward(
+        lambda a: F.tanh(F.linear(a, W, b)),
+        x,
+        rand(3, 4, seed=3),
+        rand(3, 2, seed=4),
+        params=(W, b),
+        params_grad_grad=(rand(4, 2, seed=5), rand(4, seed=6)),
+    )
+
+
+def test_check_double_backward_bad_use():
+    x = rand(3)
+    with pytest.raises(ValueError, match="y_grad must be given"):
+        gradient_check.check_double_backward(lambda a: F.sum(a**3), x, None, x)
+    with pytest.raises(ValueError, match="Length of no_grads param and xs should be same.\nActual: 1 != 2"):
+        gradient_check.check_double_backward(lambda a: a**3, x, x, x, no_grads=[False])
+    gradient_check.check_double_backward(lambda a: a**3, x, x, x, no_grads=[False, False])
+
+
+# -- assert_allclose ------------------------------------------------------------------------------------
+def test_assert_allclose_is_deprecated_here():
+    with pytest.warns(DeprecationWarning, match="Use chainer.testing.assert_allclose instead"):
+        gradient_check.assert_allclose(numpy.ones(2), numpy.ones(2))
+    with pytest.warns(DeprecationWarning), pytest.raises(AssertionError, match="assert_allclose failed"):
+        gradient_check.assert_allclose(numpy.ones(2), numpy.zeros(2))
