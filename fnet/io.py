@@ -61,6 +61,7 @@ _VERSION = 1
 _HEADER = struct.Struct("<8sIQI")  # magic, version, payload length, CRC-32
 _CHECKED = slice(8, 20)  # the header bytes the CRC covers (version and length)
 _ARRAY_KINDS = "biufc"  # bool, signed and unsigned ints, floats, complex: raw bytes say it all
+_NPZ_KINDS = _ARRAY_KINDS + "US"  # npz also holds strings (Chainer's logs), still without pickling
 _INT_RANGE = (-(2**63), 2**64)  # what a msgpack integer holds
 
 _DICT, _LIST, _TUPLE, _NONE = (_tree.structure(x).node for x in ({}, [], (), None))
@@ -136,10 +137,10 @@ def _bad_leaf(op: str, where: str, leaf, what: str) -> InvalidInputError:
     )
 
 
-def _host_array(op: str, where: str, leaf) -> numpy.ndarray:
-    """An array leaf on the host, whose dtype is plain numbers."""
+def _host_array(op: str, where: str, leaf, kinds: str = _ARRAY_KINDS) -> numpy.ndarray:
+    """An array leaf on the host, whose dtype is one of ``kinds`` (plain numbers by default)."""
     array = numpy.asarray(backend.to_cpu(leaf))
-    if array.dtype.kind not in _ARRAY_KINDS:
+    if array.dtype.kind not in kinds:
         raise DTypeError(
             message(
                 op,
@@ -514,8 +515,8 @@ _PICKLED = object()  # an npz entry that holds pickled Python objects (Chainer w
 def save_npz(file: _File | BinaryIO, params: Any, compression: bool = True) -> None:
     """Save a params tree as npz, keyed like Chainer's ``serializers.save_npz`` (``l1/W``).
 
-    Each array leaf (or Python number, saved as a 0-d array as Chainer saves persistent
-    values) is stored under its path joined with ``/``. ``compression`` is Chainer's (deflate
+    Each array leaf (or Python number or string, saved as a 0-d array as Chainer saves
+    persistent values) is stored under its path joined with ``/``. ``compression`` is Chainer's (deflate
     the members). A path is written atomically (as ``save``); a binary file object is written
     to directly. Nothing is pickled.
     """
@@ -525,9 +526,11 @@ def save_npz(file: _File | BinaryIO, params: Any, compression: bool = True) -> N
         where = _tree.path_str(leaf_path)
         if where in arrays:
             raise _duplicate_path(op, where)
-        if not (backend.is_array(leaf) or type(leaf) in (bool, int, float, complex)):
-            raise _bad_leaf(op, where, leaf, f"type {type(leaf).__name__} is not an array or a number")
-        arrays[where] = _host_array(op, where, leaf)
+        if not (backend.is_array(leaf) or type(leaf) in (bool, int, float, complex, str, bytes)):
+            raise _bad_leaf(
+                op, where, leaf, f"type {type(leaf).__name__} is not an array, a number or a string"
+            )
+        arrays[where] = _host_array(op, where, leaf, _NPZ_KINDS)
 
     def write(f: BinaryIO) -> None:
         method = zipfile.ZIP_DEFLATED if compression else zipfile.ZIP_STORED
@@ -625,7 +628,14 @@ def _fit_cast(reader: _Reader, where: str, value: numpy.ndarray, like_leaf):
     return type(like_leaf)(value[()])
 
 
-def load_npz(file: _File | BinaryIO, like: Any = None, *, prefix: str = "", strict: bool = True) -> Any:
+def load_npz(
+    file: _File | BinaryIO,
+    like: Any = None,
+    *,
+    prefix: str = "",
+    strict: bool = True,
+    pickled_as: Any = _PICKLED,
+) -> Any:
     """Load an npz written by ``save_npz`` or by Chainer's ``serializers.save_npz``.
 
     Without ``like``, the result is nested dicts split at ``/`` (``{"l1": {"W": ...}}``). With
@@ -637,12 +647,16 @@ def load_npz(file: _File | BinaryIO, like: Any = None, *, prefix: str = "", stri
     Chainer's ``path`` (e.g. ``"predictor/"``; a missing final ``/`` is added): only entries
     under it are read, with it removed. With ``strict=False``, a leaf whose entry is missing
     keeps ``like``'s value. Entries holding pickled objects are never unpickled: they raise
-    ``CheckpointError`` when needed. Every problem raises ``CheckpointError``.
+    ``CheckpointError`` when needed, or, given ``pickled_as``, read as that value (Chainer
+    pickles None for a parameter not yet initialized: ``pickled_as=None`` reads it so).
+    Every problem raises ``CheckpointError``.
     """
     reader = _Reader("io.load_npz", file if not hasattr(file, "read") else getattr(file, "name", "<file>"))
     prefix = prefix if not prefix or prefix.endswith("/") else prefix + "/"
     entries = {
-        key[len(prefix) :]: value for key, value in _read_npz(reader, file).items() if key.startswith(prefix)
+        key[len(prefix) :]: pickled_as if value is _PICKLED else value
+        for key, value in _read_npz(reader, file).items()
+        if key.startswith(prefix)
     }
     if like is None:
         return _nest(reader, entries)

@@ -695,9 +695,11 @@ def test_npz_with_file_objects(tmp_path):
 
 def test_npz_errors(tmp_path):
     with pytest.raises(
-        errors.InvalidInputError, match="io.save_npz: cannot save the leaf at 'name': type str is not"
+        errors.InvalidInputError, match="io.save_npz: cannot save the leaf at 'name': type dict_keys is not"
     ):
-        io.save_npz(tmp_path / "a.npz", {"name": "x"})
+        io.save_npz(tmp_path / "a.npz", {"name": {}.keys()})
+    with pytest.raises(errors.DTypeError, match="dtype object is not a number type"):
+        io.save_npz(tmp_path / "a.npz", {"name": numpy.array([None])})
     with pytest.raises(errors.InvalidInputError, match="io.save_npz: two leaves have the same path 'a/b'"):
         io.save_npz(tmp_path / "a.npz", {"a": {"b": numpy.ones(1)}, "a/b": numpy.ones(1)})
     io.save_npz(tmp_path / "a.npz", {"a": numpy.ones(1), "a/b": numpy.ones(1)})
@@ -747,3 +749,18 @@ def test_cupy_arrays_are_saved_from_the_host_and_loaded_to_like_device(tmp_path)
     io.save_npz(tmp_path / "gpu.npz", params)
     loaded = io.load_npz(tmp_path / "gpu.npz", like={"W": cupy.zeros((2, 3), cupy.float16), "n": 0})
     assert isinstance(loaded["W"], cupy.ndarray) and loaded["W"].dtype == cupy.float16
+
+
+def test_npz_holds_strings_without_pickling(tmp_path):
+    io.save_npz(tmp_path / "s.npz", {"log": '[{"epoch": 1}]', "names": numpy.array(["a", "bc"])})
+    loaded = io.load_npz(tmp_path / "s.npz")
+    assert loaded["log"][()] == '[{"epoch": 1}]' and loaded["names"].tolist() == ["a", "bc"]
+    assert numpy.load(tmp_path / "s.npz", allow_pickle=False)["log"][()] == '[{"epoch": 1}]'
+
+
+def test_npz_pickled_entries_read_as_given(tmp_path):
+    numpy.savez(tmp_path / "p.npz", **{"l/W": numpy.asarray(None), "l/b": numpy.zeros(2)})
+    with pytest.raises(errors.CheckpointError, match="pickled"):
+        io.load_npz(tmp_path / "p.npz")
+    loaded = io.load_npz(tmp_path / "p.npz", pickled_as=None)
+    assert loaded["l"]["W"] is None and loaded["l"]["b"].shape == (2,)

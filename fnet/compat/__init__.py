@@ -36,3 +36,5 @@ from .sequential import Sequential
 from . import gradient_check, utils
 
 disable_experimental_feature_warning = False  # read by utils.experimental
+from . import serializer, serializers
+from .serializer import AbstractSerializer, Deserializer, Serializer
