@@ -148,6 +148,12 @@ class FunctionNode:
         self.inputs = None
         self.outputs = None
 
+    def __call__(self, *inputs):
+        raise RuntimeError(
+            f"{self.label}: a FunctionNode was called as if it were a function\n"
+            "  hint: use its apply() method: y, = MyNode().apply((x,))"
+        )
+
     def apply(self, inputs) -> tuple:
         """Run the node on ``inputs`` (Variables or arrays); a tuple of output Variables."""
         if self.inputs is not None:

@@ -191,3 +191,8 @@ def test_debug_mode_finds_nan_in_forward():
     with chainer.using_config("debug", True):
         with pytest.raises(RuntimeError, match="NaN is detected on forward computation of Nan"):
             Nan().apply((rand(2),))
+
+
+def test_calling_a_node_like_a_function_says_to_use_apply():
+    with pytest.raises(RuntimeError, match=r"use its apply\(\) method"):
+        MulAdd()(rand(1), rand(1), rand(1))
