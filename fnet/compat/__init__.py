@@ -38,3 +38,10 @@ from . import gradient_check, utils
 disable_experimental_feature_warning = False  # read by utils.experimental
 from . import serializer, serializers
 from .serializer import AbstractSerializer, Deserializer, Serializer
+from . import backend, backends, computational_graph, runtime_info
+from . import function_hooks as function_hook  # Chainer's module path of FunctionHook
+from ._alias import install_alias
+from .backend import get_array_types, get_cpu_array_types, get_device, is_arrays_compatible, using_device
+from .backends import cuda  # chainer.cuda, the old path of chainer.backends.cuda
+from .backends.cuda import should_use_cudnn, should_use_cudnn_tensor_core
+from .runtime_info import print_runtime_info

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..ops import elementwise, indexing, linalg
+from .function_hooks import observe, observing
 from .functions import _run, unwrap, wrap
 from .variable import Variable
 
@@ -21,16 +22,24 @@ def _operand(x):
     return x._data if isinstance(x, Variable) else unwrap(x)
 
 
+def _call(op, args):
+    """``op`` on unwrapped operands, seen by function hooks and debug mode as Chainer's are."""
+    if observing():
+        label = getattr(op, "name", None) or op.__name__
+        return wrap(observe(label, lambda a, k: _run(op, a, k), list(args), {}))
+    return wrap(_run(op, args, {}))
+
+
 def _binary(op):
-    return lambda self, other: wrap(_run(op, (self._data, _operand(other)), {}))
+    return lambda self, other: _call(op, (self._data, _operand(other)))
 
 
 def _reflected(op):
-    return lambda self, other: wrap(_run(op, (_operand(other), self._data), {}))
+    return lambda self, other: _call(op, (_operand(other), self._data))
 
 
 def _unary(op):
-    return lambda self: wrap(_run(op, (self._data,), {}))
+    return lambda self: _call(op, (self._data,))
 
 
 def install() -> None:
@@ -41,4 +50,4 @@ def install() -> None:
     Variable.__neg__ = _unary(elementwise.negative)
     Variable.__abs__ = _unary(elementwise.absolute)
     Variable.__pos__ = lambda self: self
-    Variable.__getitem__ = lambda self, index: wrap(_run(indexing.getitem, (self._data, unwrap(index)), {}))
+    Variable.__getitem__ = lambda self, index: _call(indexing.getitem, (self._data, unwrap(index)))

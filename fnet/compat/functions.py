@@ -22,6 +22,8 @@ from ..autodiff.tracer import Tracer
 from ..errors import InvalidInputError
 from . import configuration
 from ._random import next_key
+from .function_hooks import observe as _observe
+from .function_hooks import observing as _observing
 from .utils import type_check
 from .variable import Variable
 
@@ -58,11 +60,18 @@ def _run(pure, args, kwargs):
 
 
 def lift(pure):
-    """The Chainer-layer version of the pure function ``pure``."""
+    """The Chainer-layer version of the pure function ``pure``.
+
+    While a function hook is active or debug mode is on, the call goes through
+    ``function_hooks.observe``, which shows it to the hooks under the pure function's name
+    (``'relu'``) and checks its results for NaN in debug mode; otherwise that costs one test.
+    """
     parameters = inspect.signature(pure).parameters
     keyword_only = {name for name, p in parameters.items() if p.kind is p.KEYWORD_ONLY}
     reads_train = "train" in keyword_only
     takes_key = "key" in keyword_only
+    label = pure.__name__
+    run = functools.partial(_run, pure)
 
     @functools.wraps(pure)
     def lifted(*args, **kwargs):
@@ -75,10 +84,22 @@ def lift(pure):
             kwargs["train"] = configuration.config.train
         if takes_key and "key" not in kwargs and kwargs.get("train", True):
             kwargs["key"] = next_key()
+        if _observing():
+            return wrap(_observe(label, run, args, kwargs))
         return wrap(_run(pure, args, kwargs))
 
     lifted.__module__ = __name__
+    lifted.__doc__ = _lifted_doc(pure)
     return lifted
+
+
+def _lifted_doc(pure) -> str:
+    """The pure function's summary, and what the lift adds (its examples stay with it)."""
+    summary = (pure.__doc__ or "").strip().split("\n\n")[0]
+    return (
+        f"{summary}\n\nThe Chainer layer's form of ``fnet.functions.{pure.__name__}``: Variables or "
+        "arrays in, Variables out (see its documentation for the details and examples)."
+    )
 
 
 def _in_place_statistics(pure, names: tuple[str, ...]):
@@ -99,6 +120,7 @@ def _in_place_statistics(pure, names: tuple[str, ...]):
         return y
 
     with_statistics.__module__ = __name__
+    with_statistics.__doc__ = lifted.__doc__
     return with_statistics
 
 

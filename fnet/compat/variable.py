@@ -237,8 +237,10 @@ class Variable:
 
     @property
     def device(self):
-        """The device the data lives on."""
-        return backend.get_device_from_array(self.array) if self.array is not None else backend.CPU
+        """The device the data lives on (Chainer's device objects)."""
+        from .backend import CpuDevice, get_device_from_array
+
+        return CpuDevice() if self.array is None else get_device_from_array(self.array)
 
     @property
     def name(self):
@@ -387,25 +389,31 @@ class Variable:
         return f"variable {self._name} ({shown})" if self._name else f"variable {shown}"
 
     def summary(self) -> str:
-        """One line: name, shape, dtype."""
-        data = self.array
-        if data is None:
-            return f"<variable {self._name or ''} uninitialized>".replace("  ", " ")
-        return f"<variable at 0x{id(self):x}{' ' + self._name if self._name else ''}>"
+        """``<variable name>`` (Chainer's short form; ``<variable at 0x...>`` without a name)."""
+        return f"<variable {self._name}>" if self._name else f"<variable at 0x{id(self):x}>"
 
     def debug_print(self) -> str:
-        """A description of the data and the grad: device, shape, dtype and statistics."""
+        """Chainer's description of the variable: its device, backend, shape, dtype, the
+        statistics of its data, and its grad."""
+        data = self.array
         lines = [self.summary()]
-        for label, value in (("data", self.array), ("grad", self.grad)):
-            if value is None:
-                lines.append(f"- {label}: None")
-                continue
-            lines.append(f"- device: {self.device}")
-            lines.append(f"- backend: {type(value)}")
-            lines.append(f"- shape: {value.shape}")
-            lines.append(f"- dtype: {value.dtype}")
-            if value.size:
-                lines.append(f"- statistics: mean={float(value.mean()):.8f}, std={float(value.std()):.8f}")
+        if data is None:
+            fields = ("device", "backend", "shape", "dtype", "statistics", "grad")
+            lines += [f"- {field}: None" for field in fields]
+            return "\n".join(lines)
+        device = self.device
+        lines.append(f"- device: {'CPU' if backend.xp(data) is numpy else device}")
+        lines.append(f"- backend: {type(data)}")
+        lines.append(f"- shape: {data.shape}")
+        lines.append(f"- dtype: {data.dtype}")
+        lines.append(f"- statistics: {_statistics(data)}")
+        grad = self.grad
+        if grad is None:
+            lines.append("- grad: None")
+        elif not grad.any():
+            lines.append("- grad: 0")
+        else:
+            lines.append(f"- grad: {_statistics(grad)}")
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -443,6 +451,13 @@ class Variable:
         )
 
     __hash__ = object.__hash__
+
+
+def _statistics(a) -> str:
+    """Chainer's statistics line: mean and standard deviation (none for an empty array)."""
+    if a.size == 0:
+        return "None"
+    return f"mean={float(a.mean()):.8f}, std={float(a.std()):.8f}"
 
 
 class Parameter(Variable):

@@ -1,0 +1,140 @@
+"""``chainer.backend``: devices, the array module of values, and copies between devices.
+
+Chainer's device classes here are fnet's devices with Chainer's methods: ``CpuDevice()``
+equals ``fnet.backend.CPU``, and any of them can be passed where fnet takes a device. ChainerX
+is not provided: a device string without ``'@'`` (a ChainerX device) raises ``RuntimeError``.
+
+>>> import numpy
+>>> device = get_device('@numpy')
+>>> device, device.xp is numpy, get_array_module(numpy.zeros(2)) is numpy
+(<CpuDevice (numpy)>, True, True)
+"""
+
+from __future__ import annotations
+
+import numpy
+
+from .. import backend as _core
+from ..autodiff.tracer import unbox_all
+from .backends import cuda
+from .backends._cpu import CpuDevice, Device, array_to_cpu
+from .backends.cuda import GpuDevice
+from .backends.intel64 import Intel64Device
+from .variable import Variable
+
+__all__ = [
+    "Device",
+    "CpuDevice",
+    "GpuDevice",
+    "Intel64Device",
+    "get_device",
+    "using_device",
+    "get_array_module",
+    "get_device_from_array",
+    "copyto",
+    "get_array_types",
+    "get_cpu_array_types",
+    "is_arrays_compatible",
+]
+
+
+def _from_int(spec: int) -> Device:
+    return CpuDevice() if spec < 0 else GpuDevice.from_device_id(int(spec))
+
+
+def get_device(device_spec) -> Device:
+    """The device that ``device_spec`` names.
+
+    ``device_spec`` is a device (returned as it is; fnet's devices become Chainer's), a
+    string ``'@numpy'``, ``'@cupy:N'`` or ``'@intel64'``, an integer (or a string of one: a
+    GPU id, negative for the CPU), or a ``cupy.cuda.Device``.
+    """
+    if isinstance(device_spec, Device):
+        return device_spec
+    if isinstance(device_spec, _core.CpuDevice):
+        return CpuDevice()
+    if isinstance(device_spec, _core.GpuDevice):
+        return GpuDevice.from_device_id(device_spec.id)
+    if isinstance(device_spec, (int, numpy.integer)) and not isinstance(device_spec, bool):
+        return _from_int(device_spec)
+    if cuda.available and isinstance(device_spec, cuda.Device):
+        return GpuDevice(device_spec)
+    if isinstance(device_spec, str):
+        try:
+            return _from_int(int(device_spec))
+        except ValueError:
+            pass
+        if not device_spec.startswith("@"):
+            raise RuntimeError(
+                f"get_device: {device_spec!r} would be a ChainerX device, and fnet has no ChainerX\n"
+                "  hint: use '@numpy' or '@cupy:N' (device strings start with '@')"
+            )
+        module, colon, rest = device_spec[1:].partition(":")
+        if module == "numpy" and not colon:
+            return CpuDevice()
+        if module == "cupy" and colon and rest.isdigit():
+            return GpuDevice.from_device_id(int(rest))
+        if module == "intel64" and not colon:
+            return Intel64Device()
+        raise ValueError(
+            f"get_device: unknown device {device_spec!r}\n  hint: use '@numpy', '@cupy:N' or '@intel64'"
+        )
+    raise TypeError(
+        f"get_device: a device spec must be a Device, a cupy.cuda.Device, an int or a string, "
+        f"got {type(device_spec).__name__}\n  hint: e.g. '@numpy', '@cupy:0', 0 or -1"
+    )
+
+
+def using_device(device_spec):
+    """A context manager in which the device that ``device_spec`` names is the current one."""
+    return get_device(device_spec).create_context()
+
+
+def get_array_module(*args):
+    """``cupy`` if one of ``args`` is a CuPy array (or a Variable holding one), else ``numpy``."""
+    return _core.xp(*[a.array if isinstance(a, Variable) else a for a in args])
+
+
+def get_device_from_array(*arrays) -> Device:
+    """The device of the first array among ``arrays`` that is not a NumPy array, else the CPU.
+    (Variables are not looked into: pass ``v.array``.)"""
+    for array in arrays:
+        device = GpuDevice.from_array(unbox_all(array))
+        if device is not None:
+            return device
+    return CpuDevice()
+
+
+def copyto(dst, src) -> None:
+    """Copy the elements of ``src`` into the array ``dst``, across devices."""
+    if isinstance(dst, numpy.ndarray):
+        numpy.copyto(dst, array_to_cpu(src))
+    elif isinstance(dst, cuda.ndarray):
+        if not isinstance(src, (numpy.ndarray, numpy.generic, cuda.ndarray)):
+            raise TypeError(f"copyto: cannot copy from {type(src).__name__}\n  hint: src must be an array")
+        cuda.cupy.copyto(dst, cuda.to_gpu(src, device=dst.device))
+    else:
+        raise TypeError(
+            f"copyto: dst must be a NumPy or CuPy array, got {type(dst).__name__}\n"
+            "  hint: copy into the Variable's array: copyto(v.array, src)"
+        )
+
+
+def get_array_types() -> tuple:
+    """The array types a Variable can hold: NumPy's, and CuPy's when CuPy is available."""
+    return (numpy.ndarray, cuda.ndarray) if cuda.available else (numpy.ndarray,)
+
+
+def get_cpu_array_types() -> tuple:
+    """The array types that live on the CPU."""
+    return (numpy.ndarray,)
+
+
+def is_arrays_compatible(arrays) -> bool:
+    """Whether the arrays (None ignored) can be operands of one function: all on the CPU, or
+    all CuPy arrays."""
+    arrays = [a for a in arrays if a is not None]
+    if not arrays:
+        return True
+    types = cuda.ndarray if isinstance(arrays[0], cuda.ndarray) else get_cpu_array_types()
+    return all(isinstance(a, types) for a in arrays)

@@ -1,0 +1,192 @@
+"""``chainer.backend``, ``chainer.backends.cuda``/``intel64`` and ``print_runtime_info``.
+
+Without CuPy, every call of ``tests/golden/make_backend.py`` must give what Chainer 7.8.1 gives
+on a machine without CuPy and iDeep; the GPU tests run where CuPy sees a device.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import json
+import pathlib
+import types
+
+import numpy
+import pytest
+
+import fnet
+import fnet.compat as chainer
+from fnet.compat import backend, backends
+from fnet.compat.backends import cuda, intel64
+from fnet.compat.runtime_info import print_runtime_info
+
+GOLDEN = pathlib.Path(__file__).resolve().parents[1] / "golden"
+needs_no_cupy = pytest.mark.skipif(fnet.backend.cupy_available(), reason="checks the CPU-only behaviour")
+
+
+def _chainer_namespace():
+    """The names ``make_backend.outcomes`` reads from ``chainer``, from fnet's modules."""
+    return types.SimpleNamespace(
+        backend=backend,
+        backends=backends,
+        Variable=chainer.Variable,
+        get_device=backend.get_device,
+        using_device=backend.using_device,
+        get_array_types=backend.get_array_types,
+        get_cpu_array_types=backend.get_cpu_array_types,
+        is_arrays_compatible=backend.is_arrays_compatible,
+    )
+
+
+@needs_no_cupy
+def test_calls_match_chainer_without_cupy():
+    spec = importlib.util.spec_from_file_location("make_backend", GOLDEN / "make_backend.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    expected = json.loads((GOLDEN / "backend.json").read_text())
+    got = json.loads(json.dumps(module.outcomes(_chainer_namespace())))
+    assert sorted(got) == sorted(expected)
+    for call in expected:
+        assert got[call] == expected[call], call
+
+
+# -- devices and fnet's devices -----------------------------------------------------------------
+def test_chainer_devices_are_fnet_devices():
+    cpu = backend.CpuDevice()
+    assert isinstance(cpu, fnet.backend.Device)
+    assert cpu == fnet.backend.CPU and fnet.backend.CPU == cpu
+    assert hash(cpu) == hash(fnet.backend.CPU)
+    assert fnet.backend.get_device(cpu) is cpu
+    tree = fnet.backend.to_device({"W": numpy.ones(2)}, cpu)
+    assert isinstance(tree["W"], numpy.ndarray)
+    assert backend.get_device(fnet.backend.CPU) == cpu
+    assert isinstance(backend.get_device(fnet.backend.CPU), backend.CpuDevice)
+
+
+def test_variables_move_to_chainer_devices():
+    x = chainer.Variable(numpy.ones(3, numpy.float32))
+    assert x.to_device(backend.get_device("@numpy")) is x
+    assert backend.get_device_from_array(x.array) == x.device
+
+
+def test_device_errors_are_clear():
+    with pytest.raises(RuntimeError, match="not a context manager"):
+        with backend.CpuDevice():
+            pass
+    with pytest.raises(RuntimeError, match="ChainerX"):
+        backend.get_device("native:0")
+    with pytest.raises(ValueError, match="unknown device '@numpy:0'"):
+        backend.get_device("@numpy:0")
+    with pytest.raises(TypeError, match="got float"):
+        backend.get_device(1.5)
+    with pytest.raises(TypeError):
+        backend.Device()  # abstract
+
+
+def test_using_device_makes_the_device_current():
+    with backend.using_device("@numpy"):
+        assert fnet.backend.current_device() == backend.CpuDevice()
+
+
+def test_get_array_module_looks_into_variables():
+    x = chainer.Variable(numpy.ones(2, numpy.float32))
+    assert backend.get_array_module(x, 1.0, None) is numpy
+    assert cuda.get_array_module(x) is numpy
+
+
+def test_copyto_between_arrays():
+    dst = numpy.zeros((2, 2), numpy.float32)
+    backend.copyto(dst, numpy.arange(4, dtype=numpy.float64).reshape(2, 2))
+    numpy.testing.assert_array_equal(dst, [[0, 1], [2, 3]])
+    with pytest.raises(TypeError, match="dst must be a NumPy or CuPy array"):
+        backend.copyto(chainer.Variable(dst), dst)
+
+
+# -- cuda without CuPy --------------------------------------------------------------------------
+@needs_no_cupy
+def test_cuda_without_cupy():
+    assert not cuda.available and not cuda.cudnn_enabled
+    with pytest.raises(RuntimeError, match="CUDA environment is not correctly set up"):
+        cuda.to_gpu(numpy.ones(2))
+    with pytest.raises(RuntimeError, match="CUDA environment is not correctly set up"):
+        cuda.Device(0)
+    with pytest.raises(RuntimeError, match="CUDA environment is not correctly set up"):
+        backend.get_device("@cupy:0")
+    with cuda.get_device_from_id(-1) as device:  # the old examples' `with cuda.get_device_from_id(args.gpu)`
+        assert device is cuda.DummyDevice
+    cuda.get_device_from_id(None).use()
+    assert cuda.get_max_workspace_size() == 0
+    assert not cuda.should_use_cudnn_tensor_core(numpy.float16)
+
+
+def test_cuda_get_device_is_deprecated():
+    with pytest.warns(DeprecationWarning, match="get_device_from_id"):
+        assert cuda.get_device(numpy.ones(1)) is cuda.DummyDevice
+
+
+def test_cuda_to_cpu_keeps_numpy_arrays():
+    a = numpy.ones(3)
+    converted = cuda.to_cpu((a, None, a))
+    assert type(converted) is tuple and converted[0] is a and converted[1] is None and converted[2] is a
+
+
+def test_should_use_cudnn_checks_its_level():
+    with pytest.raises(ValueError, match="level must be"):
+        cuda.should_use_cudnn("sometimes")
+
+
+def test_intel64_is_never_available():
+    assert not intel64.is_ideep_available()
+    with pytest.raises(RuntimeError, match="iDeep is not available"):
+        backend.get_device("@intel64")
+    with pytest.raises(ValueError, match="level must be"):
+        intel64.should_use_ideep("sometimes")
+
+
+# -- runtime information ------------------------------------------------------------------------
+def test_print_runtime_info_in_chainers_format():
+    out = io.StringIO()
+    print_runtime_info(out)
+    lines = out.getvalue().splitlines()
+    assert [line.split(":")[0] for line in lines[:4]] == ["Platform", "Chainer", "ChainerX", "NumPy"]
+    assert lines[1] == f"Chainer: fnet {fnet.__version__} (Chainer {chainer.__version__} API)"
+    assert lines[2] == "ChainerX: Not Available"
+    assert lines[3] == f"NumPy: {numpy.__version__}"
+    assert lines[-1] == "iDeep: Not Available"
+    if not cuda.available:
+        assert lines[4] == "CuPy: Not Available"
+    else:
+        assert lines[4] == "CuPy:" and all(line.startswith("  ") for line in lines[5:-1])
+
+
+def test_print_runtime_info_to_stdout(capsys):
+    print_runtime_info()
+    assert capsys.readouterr().out.startswith("Platform: ")
+
+
+# -- GPU ----------------------------------------------------------------------------------------
+@pytest.mark.gpu
+def test_gpu_device_round_trip():
+    import cupy
+
+    device = backend.get_device("@cupy:0")
+    assert isinstance(device, backend.GpuDevice) and device.xp is cupy
+    assert device == fnet.backend.GpuDevice(0) and hash(device) == hash(fnet.backend.GpuDevice(0))
+    assert repr(device) == "<GpuDevice (cupy):0>" and str(device) == "@cupy:0"
+    a = numpy.arange(4, dtype=numpy.float32)
+    g = device.send(a)
+    assert isinstance(g, cupy.ndarray) and device.is_array_supported(g)
+    assert backend.get_device_from_array(a, g) == device
+    assert backend.get_array_module(chainer.Variable(g)) is cupy
+    numpy.testing.assert_array_equal(cuda.to_cpu(cuda.to_gpu(a, 0)), a)
+    copied = cuda.copy(g)
+    assert copied is not g and int(copied.sum()) == 6
+    dst = cupy.zeros(4, cupy.float32)
+    backend.copyto(dst, a)
+    numpy.testing.assert_array_equal(cuda.to_cpu(dst), a)
+    with backend.using_device(device):
+        assert cupy.cuda.Device().id == 0
+    kernel = cuda.elementwise("T x", "T y", "y = 2 * x", "fnet_test_double")
+    numpy.testing.assert_array_equal(cuda.to_cpu(kernel(g)), 2 * a)
+    assert not backend.is_arrays_compatible([a, g])

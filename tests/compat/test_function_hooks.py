@@ -1,0 +1,370 @@
+"""Function hooks (``chainer.function_hooks``) and debug mode, on user-defined and built-in functions.
+
+The order of the callbacks for user-defined functions and the tables of ``TimerHook`` and
+``CupyMemoryProfileHook`` are compared with Chainer 7.8.1 (``tests/golden/make_function_hooks.py``).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import json
+import pathlib
+import re
+import threading
+
+import numpy
+import pytest
+
+import fnet
+import fnet.compat as chainer
+from fnet.compat import function_hooks
+from fnet.compat import functions as F
+from fnet.compat.function_hooks import FunctionHook, PrintHook, TimerHook
+
+GOLDEN = pathlib.Path(__file__).resolve().parents[1] / "golden"
+
+
+def _golden_module():
+    spec = importlib.util.spec_from_file_location("make_function_hooks", GOLDEN / "make_function_hooks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def golden():
+    return _golden_module(), json.loads((GOLDEN / "function_hooks.json").read_text())
+
+
+def as_json(value):
+    return json.loads(json.dumps(value))
+
+
+class Recorder(FunctionHook):
+    """Logs every callback with the function's label and the shapes it was given."""
+
+    name = "Recorder"
+
+    def __init__(self):
+        self.log = []
+
+    def forward_preprocess(self, function, in_data):
+        self.log.append(("forward_preprocess", function.label, [a.shape for a in in_data]))
+
+    def forward_postprocess(self, function, in_data):
+        self.log.append(("forward_postprocess", function.label))
+
+    def backward_preprocess(self, function, in_data, out_grad):
+        shapes = [None if g is None else g.shape for g in out_grad]
+        self.log.append(("backward_preprocess", function.label, shapes))
+
+    def backward_postprocess(self, function, in_data, out_grad):
+        self.log.append(("backward_postprocess", function.label))
+
+
+def variable(*shape, seed=0, low=-1.0, high=1.0):
+    return chainer.Variable(numpy.random.RandomState(seed).uniform(low, high, shape).astype(numpy.float32))
+
+
+# -- against Chainer ----------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "scenario", ["with_block", "forward_inside_backward_outside", "backward_only", "local_hook"]
+)
+def test_callbacks_on_user_functions_match_chainer(golden, scenario):
+    module, data = golden
+    assert as_json(module.events(chainer)[scenario]) == data["events"][scenario]
+
+
+def test_reports_match_chainer(golden):
+    module, data = golden
+    assert as_json(module.reports(chainer)) == data["reports"]
+
+
+# -- FunctionHook -------------------------------------------------------------------------------
+def test_with_block_registers_the_hook_in_this_thread_only():
+    seen_elsewhere = []
+    with Recorder() as hook:
+        assert chainer.get_function_hooks()["Recorder"] is hook
+        worker = threading.Thread(target=lambda: seen_elsewhere.append(dict(chainer.get_function_hooks())))
+        worker.start()
+        worker.join()
+    assert seen_elsewhere == [{}]
+    assert "Recorder" not in chainer.get_function_hooks()
+
+
+def test_two_hooks_of_one_name_are_refused():
+    with Recorder():
+        with pytest.raises(KeyError, match="already active"):
+            with Recorder():
+                pass
+    assert chainer.get_function_hooks() == {}
+
+
+def test_observing_is_true_only_under_a_hook_or_debug_mode():
+    assert not function_hooks.observing()
+    with Recorder():
+        assert function_hooks.observing()
+    with chainer.using_config("debug", True):
+        assert function_hooks.observing()
+    assert not function_hooks.observing()
+
+
+# -- built-in functions -------------------------------------------------------------------------
+def test_builtin_functions_call_the_hooks_with_their_names_and_inputs():
+    x, W = variable(2, 3), variable(4, 3, seed=1)
+    with Recorder() as hook:
+        y = F.relu(F.linear(x, W))
+        loss = F.sum(y)
+        loss.backward()
+    assert hook.log == [
+        ("forward_preprocess", "linear", [(2, 3), (4, 3)]),
+        ("forward_postprocess", "linear"),
+        ("forward_preprocess", "relu", [(2, 4)]),
+        ("forward_postprocess", "relu"),
+        ("forward_preprocess", "sum", [(2, 4)]),
+        ("forward_postprocess", "sum"),
+        ("backward_preprocess", "sum", [()]),
+        ("backward_postprocess", "sum"),
+        ("backward_preprocess", "relu", [(2, 4)]),
+        ("backward_postprocess", "relu"),
+        ("backward_preprocess", "linear", [(2, 4)]),
+        ("backward_postprocess", "linear"),
+    ]
+
+
+def test_hooks_leave_values_and_gradients_unchanged():
+    def run():
+        x, W, b = variable(3, 4), variable(2, 4, seed=1), variable(2, seed=2)
+        h1, h2 = F.split_axis(F.tanh(F.linear(x, W, b)), 2, axis=1)
+        loss = F.sum(h1 * h2 + F.exp(h1))
+        loss.backward()
+        return loss.array, x.grad, W.grad, b.grad
+
+    plain = run()
+    with Recorder() as hook:
+        hooked = run()
+    for a, b in zip(plain, hooked):
+        numpy.testing.assert_array_equal(a, b)
+    labels = [entry[1] for entry in hook.log if entry[0] == "backward_preprocess"]
+    # operators are functions too, as in Chainer
+    assert labels == ["sum", "add", "exp", "multiply", "split_axis", "tanh", "linear"]
+
+
+def test_backward_callbacks_of_builtins_nest_like_their_forward_calls():
+    x = variable(5)
+    depth, deepest = [0], [0]
+
+    class Depth(FunctionHook):
+        name = "Depth"
+
+        def backward_preprocess(self, function, in_data, out_grad):
+            depth[0] += 1
+            deepest[0] = max(deepest[0], depth[0])
+
+        def backward_postprocess(self, function, in_data, out_grad):
+            depth[0] -= 1
+
+    with Depth():
+        a, b = F.sin(x), F.cos(x)
+        F.sum(a * b + F.exp(a)).backward()
+    assert depth[0] == 0 and deepest[0] == 1
+
+
+def test_hooks_see_double_backprop_and_keep_it_right():
+    x = chainer.Variable(numpy.array([1.0, 2.0], numpy.float32))
+    with Recorder():
+        y = F.sum(F.exp(x))
+        (gx,) = chainer.grad([y], [x], enable_double_backprop=True)
+        F.sum(gx * gx).backward()
+    numpy.testing.assert_allclose(gx.array, numpy.exp(x.array), rtol=1e-6)
+    numpy.testing.assert_allclose(x.grad, 2 * numpy.exp(2 * x.array), rtol=1e-6)
+
+
+def test_no_backprop_mode_calls_forward_callbacks_only():
+    x = variable(3)
+    with Recorder() as hook, chainer.no_backprop_mode():
+        y = F.relu(x)
+    assert [entry[0] for entry in hook.log] == ["forward_preprocess", "forward_postprocess"]
+    assert y.creator is None
+
+
+def test_a_hook_entered_around_backward_alone_misses_builtin_functions():
+    x = variable(3)
+    loss = F.sum(F.exp(x))
+    with Recorder() as hook:
+        loss.backward()
+    assert hook.log == []  # documented deviation: built-ins report to hooks active in their forward
+
+
+# -- TimerHook ----------------------------------------------------------------------------------
+def test_timer_hook_documented_example():
+    # FunctionHook's documented example: model3 runs after the block, so it is not measured.
+    x = chainer.Variable(numpy.zeros((1, 10), numpy.float32))
+
+    def model(seed):
+        W = variable(10, 10, seed=seed)
+        return lambda h: F.exp(F.linear(h, W))
+
+    model1, model2, model3 = model(1), model(2), model(3)
+    with TimerHook() as m:
+        _ = model1(x)
+        y = model2(x)
+    model3(y)
+    assert [name for name, _ in m.call_history] == ["linear", "exp", "linear", "exp"]
+    assert m.total_time() == pytest.approx(sum(t for _, t in m.call_history))
+    summary = m.summary()
+    assert list(summary) == ["linear", "exp"]
+    assert summary["linear"]["occurrence"] == 2
+
+
+def test_timer_hook_counts_nested_calls_once_in_the_total():
+    class Outer(chainer.FunctionNode):
+        def forward(self, inputs):
+            with chainer.no_backprop_mode():
+                y = F.exp(chainer.Variable(inputs[0], requires_grad=False))
+            return (y.array,)
+
+    with TimerHook() as hook:
+        Outer().apply((variable(3),))
+    names = [name for name, _ in hook.call_history]
+    assert names == ["exp", "Outer"]
+    assert hook.total_time() == pytest.approx(hook.call_history[1][1])
+
+
+def test_timer_hook_files_old_style_functions_under_their_class():
+    class Double(chainer.Function):
+        @property
+        def label(self):
+            return "a label that is not the name"
+
+        def forward(self, inputs):
+            return (2 * inputs[0],)
+
+        def backward(self, inputs, grad_outputs):
+            return (2 * grad_outputs[0],)
+
+    x = variable(3)
+    with TimerHook() as hook:
+        y = Double()(x)
+        y.grad = numpy.ones(3, numpy.float32)
+        y.backward()
+    assert [name for name, _ in hook.call_history] == ["Double", "Double"]
+
+
+def test_timer_hook_report_format_and_units():
+    hook = TimerHook()
+    hook.call_history = [("linear", 0.5), ("relu", 0.25), ("linear", 1.0)]
+    out = io.StringIO()
+    hook.print_report(file=out)
+    assert out.getvalue() == (
+        "FunctionName  ElapsedTime  Occurrence\n"
+        "      linear      1.50sec           2\n"
+        "        relu      0.25sec           1\n"
+    )
+    with pytest.raises(KeyError, match="unit must be one of"):
+        hook.print_report(unit="min")
+
+
+def test_timer_hook_report_without_measurements_prints_the_header():
+    out = io.StringIO()
+    TimerHook().print_report(file=out)
+    assert out.getvalue() == "FunctionName  ElapsedTime  Occurrence\n"
+
+
+# -- PrintHook ----------------------------------------------------------------------------------
+def _blocks(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.startswith("function\t")]
+
+
+def test_print_hook_prints_forward_and_backward():
+    out = io.StringIO()
+    x = variable(2, 3)
+    with PrintHook(file=out):
+        F.sum(F.relu(x)).backward()
+    text = out.getvalue()
+    assert _blocks(text) == ["function\trelu", "function\tsum", "function\tsum", "function\trelu"]
+    assert text.count("input data") == 4 and text.count("output gradient") == 2
+    assert text.count("- shape: (2, 3)") >= 3
+    assert re.search(r"output gradient\n<variable at 0x[0-9a-f]+>", text)
+
+
+def test_print_hook_end_argument_and_deprecated_sep():
+    out = io.StringIO()
+    with PrintHook(end="|\n", file=out):
+        F.exp(variable(2))
+    assert out.getvalue().startswith("function\texp|\ninput data|\n")
+    with pytest.warns(DeprecationWarning, match="sep"):
+        PrintHook(sep=" ")
+
+
+# -- debug mode ---------------------------------------------------------------------------------
+def test_debug_mode_detects_nan_in_forward_of_a_builtin():
+    x = chainer.Variable(numpy.array([-1.0], numpy.float32))
+    with numpy.errstate(invalid="ignore"):
+        F.log(x)  # no check outside debug mode
+        with chainer.using_config("debug", True):
+            with pytest.raises(RuntimeError, match="^NaN is detected on forward computation of log$"):
+                F.log(x)
+
+
+def test_debug_mode_detects_nan_in_backward_of_a_builtin():
+    x = chainer.Variable(numpy.array([0.0, 1.0], numpy.float32))
+    with numpy.errstate(divide="ignore", invalid="ignore"), chainer.using_config("debug", True):
+        loss = F.sum(F.sqrt(x) * 0)  # d sqrt(x) at 0 is inf; times 0: NaN
+        with pytest.raises(RuntimeError, match="^NaN is detected on backward computation of sqrt$"):
+            loss.backward()
+
+
+class NaNBackward(chainer.FunctionNode):
+    def forward(self, inputs):
+        return (inputs[0] * 2,)
+
+    def backward(self, indexes, grad_outputs):
+        return (chainer.Variable(grad_outputs[0].array * numpy.float32("nan")),)
+
+
+class NaNForward(chainer.FunctionNode):
+    def forward(self, inputs):
+        return (inputs[0] * numpy.float32("nan"),)
+
+
+def test_debug_mode_detects_nan_in_a_user_function_node():
+    x = variable(3)
+    with chainer.using_config("debug", True):
+        with pytest.raises(RuntimeError, match="^NaN is detected on forward computation of NaNForward$"):
+            NaNForward().apply((x,))
+        (y,) = NaNBackward().apply((x,))
+        with pytest.raises(RuntimeError, match="^NaN is detected on backward computation of NaNBackward$"):
+            F.sum(y).backward()
+    (y,) = NaNBackward().apply((x,))
+    F.sum(y).backward()  # outside debug mode, NaN passes
+    assert numpy.isnan(x.grad).all()
+
+
+def test_set_debug_and_debug_mode_context():
+    assert not chainer.is_debug()
+    with chainer.DebugMode(True):
+        assert chainer.is_debug() and function_hooks.observing()
+    assert not chainer.is_debug()
+
+
+# -- GPU-only hooks -----------------------------------------------------------------------------
+@pytest.mark.skipif(fnet.backend.cupy_available(), reason="checks the error raised without CuPy")
+@pytest.mark.parametrize("hook", [function_hooks.CupyMemoryProfileHook, function_hooks.CUDAProfileHook])
+def test_gpu_hooks_need_cupy(hook):
+    with pytest.raises(RuntimeError, match="CUDA environment is not correctly set up"):
+        hook()
+
+
+@pytest.mark.gpu
+def test_gpu_hooks_measure_cupy_functions():
+    import cupy
+
+    x = chainer.Variable(cupy.ones((64, 64), cupy.float32))
+    with function_hooks.CupyMemoryProfileHook() as memory, TimerHook() as timer:
+        F.sum(F.exp(x)).backward()
+    assert [name for name, *_ in memory.call_history] == ["exp", "sum", "sum", "exp"]
+    assert memory.total_used_bytes() > 0
+    assert [name for name, _ in timer.call_history] == ["exp", "sum", "sum", "exp"]
+    assert timer.total_time() > 0
