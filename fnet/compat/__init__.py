@@ -45,3 +45,4 @@ from .backend import get_array_types, get_cpu_array_types, get_device, is_arrays
 from .backends import cuda  # chainer.cuda, the old path of chainer.backends.cuda
 from .backends.cuda import should_use_cudnn, should_use_cudnn_tensor_core
 from .runtime_info import print_runtime_info
+from . import links

@@ -1,0 +1,454 @@
+"""``SpecLink``: a Chainer link that computes with a pure ``fnet.nn`` spec (the one adapter of
+``fnet.compat.links``).
+
+A link made from a spec holds the spec, and, as Chainer's links do, ``Parameter`` attributes and
+persistent values named like the leaves of the spec's params and state trees (child links for
+nested entries), so that ``namedparams`` and the keys of saved files are Chainer's. Calling the
+link hands the spec the traced values of its Parameters and the link's inputs (``apply`` lifted
+by ``fnet.compat.functions.lift``: ``config.train`` and random keys are filled in), and returns
+Variables. Running statistics come back from the spec and are written into the persistent
+arrays in place, as Chainer's functions update them.
+
+Lazy sizes (``in_size=None``, ``in_channels=None``) are handled here only. The spec is drawn
+twice with those sizes set to two different numbers: parameters whose shape does not change
+are drawn at once, the others stay uninitialized until the first call, when the spec draws
+them for the size of the input (exactly the parameters Chainer defers). Each parameter's
+``initializer`` draws again what the spec draws for it, so ``copy('init')`` and ``repeat``
+give fresh values as in Chainer.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+import numpy
+
+from ... import initializers as _initializers
+from ...autodiff.tracer import unbox_all
+from ...nn.layer import Layer
+from .. import configuration
+from .._random import next_key
+from ..functions import lift, unwrap, wrap
+from ..initializers import as_pure
+from ..link import ChainList, Link
+from ..variable import Parameter
+
+__all__ = [
+    "SpecLink",
+    "spec_attribute",
+    "spec_view",
+    "spec_constructor",
+    "as_initial",
+    "pure_function",
+    "parse_kwargs",
+    "replaced",
+]
+
+_SIZES = ("in_size", "in_channels", "size", "beta_shape")  # what a lazy spec leaves as None
+
+
+def replaced(spec: Layer, **changes: Any) -> Layer:
+    """A copy of the frozen ``spec`` with the fields ``changes`` (its constructor is not rerun)."""
+    values = {f.alias: changes.get(f.name, getattr(spec, f.name)) for f in attrs.fields(type(spec))}
+    copy = object.__new__(type(spec))
+    # attrs names its generated initializer __attrs_init__ when the class writes its own __init__
+    (getattr(copy, "__attrs_init__", None) or copy.__init__)(**values)
+    return copy
+
+
+def _sized(spec: Layer, n: int) -> Layer:
+    """``spec`` with every size it leaves to infer set to ``n`` (in its child layers too); ``spec``
+    itself when it infers none."""
+    changes = {}
+    for field in attrs.fields(type(spec)):
+        value = getattr(spec, field.name)
+        if value is None and field.name in _SIZES:
+            changes[field.name] = n
+        elif isinstance(value, Layer):
+            new = _sized(value, n)
+            if new is not value:
+                changes[field.name] = new
+        elif isinstance(value, tuple) and any(isinstance(v, Layer) for v in value):
+            new = tuple(_sized(v, n) if isinstance(v, Layer) else v for v in value)
+            if any(a is not b for a, b in zip(new, value)):
+                changes[field.name] = new
+    return replaced(spec, **changes) if changes else spec
+
+
+@attrs.frozen
+class _Pending:
+    """A parameter (or statistic) whose shape depends on the input: drawn on the first call."""
+
+    dtype: numpy.dtype
+
+
+def _shape_independent(one: dict, two: dict) -> dict:
+    """``one`` with the leaves whose shape differs in ``two`` (drawn for another input size)
+    replaced by ``_Pending``."""
+    out = {}
+    for name, a in one.items():
+        b = two[name]
+        if isinstance(a, Mapping):
+            out[name] = _shape_independent(a, b)
+        elif numpy.shape(a) != numpy.shape(b):
+            out[name] = _Pending(numpy.asarray(a).dtype)
+        else:
+            out[name] = a
+    return out
+
+
+def _abstract(value):
+    """An example input reduced to what specs read from it, its shape and dtype (a zero-size
+    broadcast view, kept by the parameters' initializers without holding the batch)."""
+    value = unbox_all(value)
+    if not hasattr(value, "shape"):
+        return value
+    return numpy.broadcast_to(numpy.zeros((), value.dtype), value.shape)
+
+
+@attrs.frozen
+class _Redraw(_initializers.Initializer):
+    """A link parameter's initializer: the value at ``path`` of ``spec.init(key, *example)``.
+
+    A parameter the link has not sized yet (its shape differs from the one asked) is filled
+    with NaN, as the array of an uninitialized Chainer parameter before a file is loaded into it.
+    """
+
+    spec: Layer = attrs.field(default=None, eq=False)
+    path: tuple = ()
+    example: tuple = attrs.field(default=(), eq=False)
+
+    def at(self, name: str) -> _Redraw:
+        """The initializer of the entry ``name`` below this one."""
+        return attrs.evolve(self, path=self.path + (name,))
+
+    def _generate(self, key, shape, dtype):
+        value = self.spec.init(key, *self.example)
+        for name in self.path:
+            value = value[name]
+        if numpy.shape(value) != shape:
+            return numpy.full(shape, numpy.nan, dtype)
+        return numpy.asarray(value, dtype)
+
+
+def _persistent(value):
+    """A state leaf of a spec as Chainer keeps the persistent: a count as an int, an array as is,
+    a statistic not drawn yet as None."""
+    if isinstance(value, _Pending):
+        return None
+    value = unbox_all(value)
+    if numpy.ndim(value) == 0 and numpy.asarray(value).dtype.kind in "iu":
+        return int(value)
+    return value
+
+
+def _install(link: Link, params: dict, state: dict, redraw: _Redraw, child_specs: Mapping) -> None:
+    """Give ``link`` a Parameter per array leaf of ``params``, a persistent per leaf of ``state``,
+    and a child link per nested entry (the ``SpecLink`` of its spec in ``child_specs``, or a
+    plain ``Link`` holding the parameters)."""
+    with link.init_scope():
+        for name, value in params.items():
+            if isinstance(value, Mapping):
+                continue
+            param = Parameter(attrs.evolve(redraw.at(name), dtype=value.dtype))
+            if not isinstance(value, _Pending):
+                param.array = value
+            setattr(link, name, param)
+    for name, value in state.items():
+        if not isinstance(value, Mapping):
+            link.add_persistent(name, _persistent(value))
+    names = [n for n, v in params.items() if isinstance(v, Mapping)]
+    names += [n for n, v in state.items() if isinstance(v, Mapping) and n not in names]
+    if isinstance(link, ChainList):
+        names.sort(key=int)
+    for name in names:
+        sub = (params.get(name, {}), state.get(name, {}), redraw.at(name))
+        spec = child_specs.get(name)
+        if spec is None:
+            child = Link()
+            _install(child, *sub, {})
+        else:
+            cls = _LINK_CLASSES[type(spec)]
+            child = cls.__new__(cls)
+            SpecLink.__init__(child, spec, _given=sub)
+        if isinstance(link, ChainList):
+            link.add_link(child)
+        else:
+            link.add_link(name, child)
+
+
+def _fill(link: Link, params: dict, state: dict, redraw: _Redraw) -> None:
+    """Set the uninitialized parameters and statistics of ``link``'s hierarchy from the spec's
+    ``params`` and ``state`` (drawn for the input's size); every parameter's initializer now
+    redraws for that size."""
+    d = link.__dict__
+    device = link.device
+    for name in link._params:
+        param = d[name]
+        if param.array is None:
+            param.array = device.send(params[name])
+        param.initializer = attrs.evolve(redraw.at(name), dtype=param.dtype)
+    for name in link._persistent:
+        if d[name] is None and name in state:
+            value = _persistent(state[name])
+            d[name] = device.send(value) if hasattr(value, "shape") else value
+    for child in link.children():
+        _fill(child, params.get(child.name, {}), state.get(child.name, {}), redraw.at(child.name))
+
+
+@functools.cache
+def _lifted(cls: type, method: str):
+    """The Chainer-layer version of the spec method ``cls.method`` (the spec its first argument),
+    named after the layer (``'Linear'``, ``'CRF1d.argmax'``) for function hooks."""
+    function = getattr(cls, method)
+
+    @functools.wraps(function)
+    def named(*args, **kwargs):
+        return function(*args, **kwargs)
+
+    named.__name__ = cls.__name__ if method == "apply" else f"{cls.__name__}.{method}"
+    return lift(named)
+
+
+# The link class of each spec class, filled as the classes are defined (the package imports every
+# module of links, so composites find the classes of all their children).
+_LINK_CLASSES: dict[type, type] = {}
+
+
+class SpecLink(Link):
+    """A link that computes with the pure ``fnet.nn`` spec it holds (``_spec``).
+
+    Subclasses build the spec from Chainer's constructor arguments and pass it to
+    ``SpecLink.__init__``; ``spec_type`` names the spec class they wrap (so that composites can
+    make their children of the right link class). Calling the link runs ``spec.apply`` on the
+    Parameters' traced values and the inputs; a spec with state (running statistics) gets the
+    persistent values and gives back the new ones, which are stored in place in training.
+    Mix ``Chain`` or ``ChainList`` in after this class for links with children.
+    """
+
+    spec_type: type | None = None
+    _example_arg = (0, "x")  # the argument of forward whose shape sizes a lazy link
+    _keeps_state = True  # the spec's state is persistent values (not a recurrent state)
+    _fixes_dtype = False  # the spec is given its dtype (else parameters take config.dtype)
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "spec_type" in cls.__dict__:
+            _LINK_CLASSES[cls.spec_type] = cls
+
+    def __init__(self, spec: Layer, *, _given: tuple | None = None) -> None:
+        super().__init__()
+        self._spec = spec
+        if _given is None:
+            _given = self._draw(spec)
+        params, state, redraw = _given
+        _install(self, params, state, redraw, self._child_specs())
+        self._pending = _unsized(self)
+
+    # -- construction ---------------------------------------------------------------------
+    def _draw(self, spec: Layer) -> tuple[dict, dict, _Redraw]:
+        """The params and state of a new link, drawn from the spec (for two input sizes when it
+        infers some: what depends on them is left ``_Pending``)."""
+        key = next_key()
+        one = self._probe(spec, 1)
+        stateful = spec.stateful and self._keeps_state
+        if one is spec:
+            return self._in_dtype(spec.init(key)), spec.init_state() if stateful else {}, _Redraw(spec=spec)
+        two = self._probe(spec, 2)
+        params = _shape_independent(one.init(key), two.init(key))
+        state = _shape_independent(one.init_state(), two.init_state()) if stateful else {}
+        return self._in_dtype(params), state, _Redraw(spec=one)
+
+    def _in_dtype(self, params: dict) -> dict:
+        """The spec's params in Chainer's dtype: floating parameters take ``config.dtype``, as
+        Chainer's initializers make them, unless the link gives its spec a dtype."""
+        if self._fixes_dtype:
+            return params
+        dtype = configuration.get_dtype()
+
+        def cast(value):
+            if isinstance(value, Mapping):
+                return {k: cast(v) for k, v in value.items()}
+            if value.dtype.kind != "f" or value.dtype == dtype:
+                return value
+            return _Pending(dtype) if isinstance(value, _Pending) else value.astype(dtype)
+
+        return cast(params)
+
+    def _probe(self, spec: Layer, n: int) -> Layer:
+        """``spec`` sized for an input of size ``n`` (itself when it infers no size)."""
+        return _sized(spec, n)
+
+    def _child_specs(self) -> Mapping[str, Layer]:
+        """The specs of the child links, by name: the spec's fields that are layers."""
+        spec = self._spec
+        return {
+            f.name: getattr(spec, f.name)
+            for f in attrs.fields(type(spec))
+            if isinstance(getattr(spec, f.name), Layer)
+        }
+
+    def _initialize(self, args: tuple, kwargs: dict) -> None:
+        """Size the parameters left uninitialized after the input of this call (once)."""
+        if not _unsized(self):  # sized by a parent, or loaded from a file
+            self._pending = False
+            return
+        example = tuple(_abstract(unwrap(a)) for a in self._example(args, kwargs))
+        spec = self._spec
+        params = self._in_dtype(spec.init(next_key(), *example))
+        stateful = spec.stateful and self._keeps_state
+        state = spec.init_state(*example) if stateful and _missing(self.state_tree()) else {}
+        _fill(self, params, state, _Redraw(spec=spec, example=example))
+        self._pending = False
+
+    def _example(self, args: tuple, kwargs: dict) -> tuple:
+        """The arguments after the key of ``spec.init`` for a lazy link: the example input."""
+        index, name = self._example_arg
+        if index < len(args):
+            return (args[index],)
+        if name in kwargs:
+            return (kwargs[name],)
+        raise TypeError(
+            f"{type(self).__name__}.forward: expected the input {name!r} (argument {index}), got "
+            f"{len(args)} positional arguments and the keywords {sorted(kwargs)}\n"
+            "  hint: call the link with its inputs, e.g. link(x)"
+        )
+
+    # -- calling ----------------------------------------------------------------------------
+    def _traced_params(self) -> dict:
+        """The Parameters' traced values, nested like the spec's params."""
+        return self._tree(lambda link: {n: unwrap(link.__dict__[n]) for n in link._params}, True)
+
+    def _apply(self, method: str, *args: Any, **kwargs: Any):
+        """``spec.<method>(params, *args, **kwargs)`` on Variables, sizing a lazy link first."""
+        if self._pending:
+            self._initialize(args, kwargs)
+        return _lifted(type(self._spec), method)(self._spec, self._traced_params(), *args, **kwargs)
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        """The spec's computation on the inputs (Variables or arrays); Variables come back.
+
+        A spec with running statistics is given the persistent values; in training (outside
+        recomputation) the updated ones are written back into them.
+        """
+        spec = self._spec
+        if not (spec.stateful and self._keeps_state):
+            return self._apply("apply", *args, **kwargs)
+        if self._pending:
+            self._initialize(args, kwargs)
+        y, state = self._apply("apply", *args, self.state_tree(), **kwargs)
+        if configuration.config.train and not configuration.config.in_recomputing:
+            self.set_state_tree(_as_persistents(state))
+        return y
+
+
+def _missing(state: dict) -> bool:
+    """Whether a statistic of the state tree is not drawn yet (None)."""
+    return any(_missing(v) if isinstance(v, dict) else v is None for v in state.values())
+
+
+def _unsized(link: Link) -> bool:
+    """Whether a parameter or a statistic of ``link``'s hierarchy waits for an input's size."""
+    return any(p.array is None for p in link.params()) or _missing(link.state_tree())
+
+
+def _as_persistents(state: dict) -> dict:
+    """A spec's new state tree with its leaves as Chainer keeps them (arrays, int counts)."""
+    return {k: _as_persistents(v) if isinstance(v, dict) else _persistent(v) for k, v in state.items()}
+
+
+def spec_attribute(field: str, doc: str, *, settable: bool = False) -> property:
+    """A link attribute read from the spec's ``field``. A settable one replaces the spec (the
+    next call uses the new value), as Chainer's forward reads the attribute on each call."""
+
+    def get(link):
+        return getattr(link._spec, field)
+
+    def set_(link, value):
+        link._spec = replaced(link._spec, **{field: value})
+
+    return property(get, set_ if settable else None, doc=doc)
+
+
+def spec_view(view, doc: str) -> property:
+    """A read-only link attribute computed from the spec by ``view(spec)`` (e.g. a stride shown
+    as a pair, as Chainer keeps it)."""
+    return property(lambda link: view(link._spec), doc=doc)
+
+
+def as_initial(value):
+    """A Chainer initial value for a spec: a Chainer-style initializer (``init(array)``)
+    becomes an fnet one; None, numbers, arrays and fnet initializers go as they are."""
+    return as_pure(value) if callable(value) else value
+
+
+def pure_function(function):
+    """A function given to a link (an activation) as its spec calls it, on traced values: fnet's
+    pure functions as they are (also the one behind a ``chainer.functions`` lift), any other
+    callable (a user's function, a link) called on Variables."""
+    module = getattr(function, "__module__", "") or ""
+    if module == "fnet.compat.functions":
+        return function.__wrapped__
+    if module.startswith("fnet.") and not module.startswith("fnet.compat"):
+        return function
+
+    @functools.wraps(function)
+    def on_variables(*args):
+        return unwrap(function(*wrap(args)))
+
+    return on_variables
+
+
+def spec_constructor(
+    spec_type: type,
+    *initializers: str,
+    functions: tuple[str, ...] = (),
+    dtypes: tuple[str, ...] = (),
+    retired: Mapping[str, str] = {},
+):
+    """An ``__init__`` taking the arguments of ``spec_type`` (Chainer's, as the spec mirrors
+    them) and building the link around ``spec_type(...)``: the arguments named in
+    ``initializers`` are converted by ``as_initial``, those in ``functions`` by
+    ``pure_function``, and those in ``dtypes`` by ``get_dtype`` (None: ``config.dtype``). A
+    keyword in ``retired`` (an argument Chainer v1 had) raises ValueError with its message."""
+    signature = inspect.signature(spec_type)
+
+    def __init__(self, *args, **kwargs):
+        parse_kwargs(type(self).__name__, {k: v for k, v in kwargs.items() if k in retired}, {}, retired)
+        bound = signature.bind(*args, **kwargs)
+        arguments = bound.arguments
+        for name in initializers:
+            if name in arguments:
+                arguments[name] = as_initial(arguments[name])
+        for name in functions:
+            if name in arguments:
+                arguments[name] = pure_function(arguments[name])
+        for name in dtypes:
+            arguments[name] = configuration.get_dtype(arguments.get(name))
+        SpecLink.__init__(self, spec_type(*bound.args, **bound.kwargs))
+
+    self_param = inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    __init__.__signature__ = signature.replace(
+        parameters=[self_param, *signature.parameters.values()], return_annotation=None
+    )
+    __init__.__doc__ = f"Build the link around ``fnet.nn.{spec_type.__name__}`` with these arguments."
+    return __init__
+
+
+def parse_kwargs(where: str, kwargs: dict, defaults: Mapping[str, Any], retired: Mapping[str, str] = {}):
+    """Chainer's keyword parsing for ``**kwargs`` signatures: the values of the ``defaults``
+    names, in order; a ``retired`` name raises ValueError with its message, others TypeError."""
+    for name, reason in retired.items():
+        if name in kwargs:
+            raise ValueError(f"{where}: {reason}")
+    unknown = sorted(set(kwargs) - set(defaults))
+    if unknown:
+        raise TypeError(
+            f"{where}: got unexpected keyword argument(s) {', '.join(unknown)}\n"
+            f"  hint: the keyword arguments accepted are {', '.join(defaults) or 'none'}"
+        )
+    return tuple(kwargs.get(name, default) for name, default in defaults.items())

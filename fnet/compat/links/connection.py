@@ -1,0 +1,534 @@
+"""Chainer's connection links (``L.Linear``, ``L.Convolution2D``, ``L.EmbedID``, ``L.Highway``,
+``L.Inception``, ...), each a ``SpecLink`` around the ``fnet.nn`` spec of the same name.
+
+Constructors take Chainer's arguments (those of the spec); ``in_size=None`` /
+``in_channels=None`` (also the short forms ``Linear(out_size)``, ``Convolution2D(out_channels,
+ksize)``) leave the input-dependent parameters uninitialized until the first call.
+
+>>> import numpy
+>>> layer = Linear(3)
+>>> layer.W.array is None, layer.b.array
+(True, array([0., 0., 0.], dtype=float32))
+>>> layer(numpy.ones((2, 5), numpy.float32)).shape
+(2, 3)
+>>> layer.W.shape
+(3, 5)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ... import nn
+from ..functions import relu
+from ..link import Chain, ChainList
+from ..variable import Variable, as_array
+from ._adapter import (
+    SpecLink,
+    as_initial,
+    parse_kwargs,
+    pure_function,
+    replaced,
+    spec_attribute,
+    spec_constructor,
+    spec_view,
+)
+
+__all__ = [
+    "Linear",
+    "Bilinear",
+    "Bias",
+    "Scale",
+    "EmbedID",
+    "Highway",
+    "Inception",
+    "InceptionBN",
+    "MLPConvolution2D",
+    "Parameter",
+    "Convolution1D",
+    "Convolution2D",
+    "Convolution3D",
+    "ConvolutionND",
+    "Deconvolution1D",
+    "Deconvolution2D",
+    "Deconvolution3D",
+    "DeconvolutionND",
+    "DeformableConvolution2D",
+    "DeformableConvolution2DSampler",
+    "DepthwiseConvolution2D",
+    "DilatedConvolution2D",
+    "LocalConvolution2D",
+]
+
+
+def _pair(value):
+    """Chainer's ``_pair``: a sequence as it is, a number twice."""
+    return value if hasattr(value, "__getitem__") else (value, value)
+
+
+def _tuple(value, ndim: int) -> tuple:
+    """Chainer's ``as_tuple``: a sequence as a tuple, a number ``ndim`` times."""
+    return tuple(value) if hasattr(value, "__getitem__") else (value,) * ndim
+
+
+def _pair_attribute(field: str) -> property:
+    """An attribute showing the spec's ``field`` as a pair, as Chainer's 2-D links keep it."""
+    return spec_view(lambda spec: _pair(getattr(spec, field)), f"The {field}, a pair.")
+
+
+_DETERMINISTIC = {
+    "deterministic": "deterministic argument is not supported anymore. Use "
+    "chainer.using_config('cudnn_deterministic', value) context where value is either `True` or `False`."
+}
+_OUT_CHANNELS = spec_attribute("out_channels", "The number of output channels.")
+_IN_CHANNELS = spec_attribute("in_channels", "The number of input channels (None while inferred).")
+_KSIZE = spec_attribute("ksize", "The filter size, as given.")
+_GROUPS = spec_attribute("groups", "The number of groups of channels.")
+_NOBIAS = spec_attribute("nobias", "Whether the link has no bias.")
+
+
+# -- fully connected ---------------------------------------------------------------------------
+class Linear(SpecLink):
+    """Fully connected layer, Chainer's ``L.Linear(in_size, out_size=None, nobias=False,
+    initialW=None, initial_bias=None)``: ``y = x W^T + b`` with ``W`` ``(out_size, in_size)``
+    (LeCun normal) and ``b`` ``(out_size,)`` (zeros; None with ``nobias``).
+
+    ``Linear(out_size)`` infers ``in_size`` on the first call. ``forward(x, n_batch_axes=1)``
+    flattens the axes of ``x`` after the first ``n_batch_axes``.
+    """
+
+    spec_type = nn.Linear
+    __init__ = spec_constructor(nn.Linear, "initialW", "initial_bias")
+    b = None
+    in_size = spec_attribute("in_size", "The input size (None when left to infer).")
+    out_size = spec_attribute("out_size", "The output size.")
+
+    def forward(self, x, n_batch_axes: int = 1) -> Variable:
+        """``x W^T + b``, the axes of ``x`` after the first ``n_batch_axes`` flattened."""
+        return super().forward(x, n_batch_axes=n_batch_axes)
+
+    def _example(self, args: tuple, kwargs: dict) -> tuple:
+        return (*super()._example(args, kwargs), kwargs["n_batch_axes"])
+
+    @property
+    def printable_specs(self):
+        """``in_size``, ``out_size`` and ``nobias``, as ``str(link)`` shows them."""
+        yield from (("in_size", self.in_size), ("out_size", self.out_size), ("nobias", self.b is None))
+
+    @classmethod
+    def from_params(cls, W, b=None, nobias: bool = False) -> Linear:
+        """A Linear link whose parameters are (copies of) ``W`` ``(out_size, in_size)`` and ``b``."""
+        out_size, in_size = W.shape
+        if b is not None and out_size != b.size:
+            raise ValueError(
+                f"Linear.from_params: `out_size` does not match the size of `b`: W is {W.shape}, "
+                f"b has {b.size} elements\n  hint: b holds one bias per row of W"
+            )
+        return cls(in_size, out_size, nobias, initialW=as_array(W), initial_bias=as_array(b))
+
+
+class Bilinear(SpecLink):
+    """Bilinear layer, Chainer's ``L.Bilinear(left_size, right_size, out_size, nobias=False,
+    initialW=None, initial_bias=None)``: ``W`` ``(left_size, right_size, out_size)`` and, unless
+    ``nobias``, ``V1``, ``V2``, ``b``; ``initial_bias`` is a tuple ``(initialV1, initialV2,
+    initialb)``. ``forward(e1, e2)``."""
+
+    spec_type = nn.Bilinear
+    in_sizes = spec_view(lambda s: (s.left_size, s.right_size), "``(left_size, right_size)``.")
+    nobias = _NOBIAS
+
+    def __init__(
+        self,
+        left_size: int,
+        right_size: int,
+        out_size: int,
+        nobias: bool = False,
+        initialW=None,
+        initial_bias=None,
+    ):
+        if isinstance(initial_bias, tuple):
+            initial_bias = tuple(as_initial(v) for v in initial_bias)
+        spec = nn.Bilinear(left_size, right_size, out_size, nobias, as_initial(initialW), initial_bias)
+        super().__init__(spec)
+
+
+class Bias(SpecLink):
+    """Learned bias with broadcasting, Chainer's ``L.Bias(axis=1, shape=None)``: with ``shape``,
+    ``forward(x)`` adds the parameter ``b`` along ``axis``; without, ``forward(x, y)`` adds ``y``."""
+
+    spec_type = nn.Bias
+    __init__ = spec_constructor(nn.Bias)
+    axis = spec_attribute("axis", "The first axis of ``x`` the bias is added along.", settable=True)
+
+
+class Scale(SpecLink, Chain):
+    """Learned scale with broadcasting, Chainer's ``L.Scale(axis=1, W_shape=None, bias_term=False,
+    bias_shape=None)``: with ``W_shape``, ``forward(x)`` multiplies by the parameter ``W`` along
+    ``axis``; without, ``forward(x, y)`` by ``y``; ``bias_term`` adds a child ``bias`` (a Bias)."""
+
+    spec_type = nn.Scale
+    __init__ = spec_constructor(nn.Scale)
+    axis = spec_attribute("axis", "The first axis of ``x`` the scale applies along.")
+
+    def _child_specs(self):
+        return {} if self._spec.bias is None else {"bias": self._spec.bias}
+
+
+class EmbedID(SpecLink):
+    """Word embedding, Chainer's ``L.EmbedID(in_size, out_size, initialW=None,
+    ignore_label=None)``: ``forward(x)`` picks the rows of ``W`` ``(in_size, out_size)`` (normal
+    with scale 1 by default) for the ids ``x``; ids equal to ``ignore_label`` give zeros."""
+
+    spec_type = nn.EmbedID
+    __init__ = spec_constructor(nn.EmbedID, "initialW")
+    ignore_label = spec_attribute("ignore_label", "The id mapped to a zero vector (or None).", settable=True)
+
+    @classmethod
+    def from_params(cls, W, ignore_label: int | None = None) -> EmbedID:
+        """An EmbedID link whose ``W`` is (a copy of) ``W`` ``(in_size, out_size)``."""
+        in_size, out_size = W.shape
+        return cls(in_size, out_size, initialW=as_array(W), ignore_label=ignore_label)
+
+
+class Highway(SpecLink, Chain):
+    """Highway layer, Chainer's ``L.Highway(in_out_size, nobias=False, activate=relu,
+    init_Wh=None, init_Wt=None, init_bh=None, init_bt=-1)``: children ``plain`` and ``transform``
+    (Linear links); ``y = activate(plain(x)) * t + x * (1 - t)``, ``t = sigmoid(transform(x))``."""
+
+    spec_type = nn.Highway
+    __init__ = spec_constructor(
+        nn.Highway, "init_Wh", "init_Wt", "init_bh", "init_bt", functions=("activate",)
+    )
+
+
+class Inception(SpecLink, Chain):
+    """GoogLeNet's Inception module, Chainer's ``L.Inception(in_channels, out1, proj3, out3,
+    proj5, out5, proj_pool, conv_init=None, bias_init=None)``: Convolution2D children ``conv1``,
+    ``proj3``, ``conv3``, ``proj5``, ``conv5``, ``projp``; ``in_channels=None`` is inferred."""
+
+    spec_type = nn.Inception
+    __init__ = spec_constructor(nn.Inception, "conv_init", "bias_init")
+
+
+class InceptionBN(SpecLink, Chain):
+    """Inception module with batch normalization, Chainer's ``L.InceptionBN(in_channels, out1,
+    proj3, out3, proj33, out33, pooltype, proj_pool=None, stride=1, conv_init=None,
+    dtype=None)``: Convolution2D children (no bias) each followed by a BatchNormalization child
+    (``proj3n``, ``conv3n``, ...) whose running statistics are updated in training."""
+
+    spec_type = nn.InceptionBN
+    __init__ = spec_constructor(nn.InceptionBN, "conv_init", dtypes=("dtype",))
+    pooltype = spec_attribute("pooltype", "``'max'`` or ``'avg'``: the pooling branch.")
+    stride = spec_attribute("stride", "The stride of the 3 x 3 convolutions and of the pooling.")
+    out1 = spec_view(
+        lambda s: s.conv1.out_channels if s.conv1 else 0, "The channels of the 1 x 1 branch (0: none)."
+    )
+    proj_pool = spec_view(
+        lambda s: s.poolp and s.poolp.out_channels, "The channels of the pooling projection (None: none)."
+    )
+
+
+class MLPConvolution2D(SpecLink, ChainList):
+    """Network-in-network convolution, Chainer's ``L.MLPConvolution2D(in_channels, out_channels,
+    ksize=None, stride=1, pad=0, activation=relu, *, conv_init=None, bias_init=None)``: a
+    ChainList of Convolution2D links (``ksize`` then ``1 x 1``), ``activation`` between them;
+    ``MLPConvolution2D(out_channels, ksize)`` infers ``in_channels``."""
+
+    spec_type = nn.MLPConvolution2D
+
+    def __init__(
+        self,
+        in_channels: int | None,
+        out_channels: Any,
+        ksize=None,
+        stride=1,
+        pad=0,
+        activation=relu,
+        *args: Any,
+        conv_init=None,
+        bias_init=None,
+        **kwargs: Any,
+    ):
+        if args or "wscale" in kwargs:
+            raise TypeError(
+                "MLPConvolution2D: wscale is not supported anymore. Use conv_init and bias_init "
+                "argument to change the scale of initial parameters."
+            )
+        if kwargs:
+            raise TypeError(
+                f"MLPConvolution2D: got unexpected keyword argument(s) {', '.join(sorted(kwargs))}"
+            )
+        spec = nn.MLPConvolution2D(
+            in_channels,
+            out_channels,
+            ksize,
+            stride,
+            pad,
+            pure_function(activation),
+            conv_init=as_initial(conv_init),
+            bias_init=as_initial(bias_init),
+        )
+        super().__init__(spec)
+
+    def _child_specs(self):
+        return {str(i): conv for i, conv in enumerate(self._spec.convs)}
+
+
+class Parameter(SpecLink):
+    """A link holding one parameter, Chainer's ``L.Parameter(array)``: ``W`` is ``array`` (the
+    same array object, as in Chainer), and ``forward()`` returns it as a Variable."""
+
+    spec_type = nn.Parameter
+
+    def __init__(self, array):
+        super().__init__(nn.Parameter(array))
+        self.W.array = array
+
+
+# -- convolutions ------------------------------------------------------------------------------
+class _Convolution(SpecLink):
+    """The convolution links: ``W``, and ``b`` (None with ``nobias``)."""
+
+    b = None
+
+
+class ConvolutionND(_Convolution):
+    """N-dimensional convolution, Chainer's ``L.ConvolutionND(ndim, in_channels, out_channels,
+    ksize=None, stride=1, pad=0, nobias=False, initialW=None, initial_bias=None,
+    cover_all=False, dilate=1, groups=1)``: ``W`` ``(out_channels, in_channels / groups,
+    *ksize)``; ``ConvolutionND(ndim, out_channels, ksize)`` infers ``in_channels``."""
+
+    spec_type = nn.ConvolutionND
+    __init__ = spec_constructor(nn.ConvolutionND, "initialW", "initial_bias")
+    out_channels = _OUT_CHANNELS
+    ksize = spec_view(lambda s: _tuple(s.ksize, s.ndim), "The filter size, a tuple.")
+    dilate = spec_view(lambda s: _tuple(s.dilate, s.ndim), "The dilation, a tuple.")
+    stride = spec_attribute("stride", "The stride, as given.")
+    pad = spec_attribute("pad", "The padding, as given.")
+    cover_all = spec_attribute("cover_all", "Whether the output covers all of the input.")
+    groups = _GROUPS
+
+    @classmethod
+    def from_params(cls, W, b=None, stride=1, pad=0, nobias: bool = False, **kwargs: Any) -> ConvolutionND:
+        """A ConvolutionND link whose parameters are (copies of) ``W`` and ``b``; keywords
+        ``cover_all``, ``dilate``, ``groups``."""
+        cover_all, dilate, groups = parse_kwargs(
+            f"{cls.__name__}.from_params", kwargs, {"cover_all": False, "dilate": 1, "groups": 1}
+        )
+        out_channels, in_per_group, *ksize = W.shape
+        _check_bias(cls, out_channels, b)
+        return ConvolutionND(
+            len(ksize),
+            in_per_group * groups,
+            out_channels,
+            tuple(ksize),
+            stride,
+            pad,
+            nobias,
+            initialW=as_array(W),
+            initial_bias=as_array(b),
+            cover_all=cover_all,
+            dilate=dilate,
+            groups=groups,
+        )
+
+
+def _check_bias(cls: type, out_channels: int, b) -> None:
+    if b is not None and out_channels != b.size:
+        raise ValueError(
+            f"{cls.__name__}.from_params: `out_channels` does not match the size of `b`: "
+            f"{out_channels} != {b.size}\n  hint: b holds one bias per output channel (W.shape[0])"
+        )
+
+
+class Convolution1D(ConvolutionND):
+    """1-D convolution, Chainer's ``L.Convolution1D(in_channels, out_channels, ksize, ...)``:
+    ``ConvolutionND`` with ``ndim=1``."""
+
+    spec_type = nn.Convolution1D
+    __init__ = spec_constructor(nn.Convolution1D, "initialW", "initial_bias")
+
+
+class Convolution3D(ConvolutionND):
+    """3-D convolution, Chainer's ``L.Convolution3D(in_channels, out_channels, ksize, ...)``:
+    ``ConvolutionND`` with ``ndim=3``."""
+
+    spec_type = nn.Convolution3D
+    __init__ = spec_constructor(nn.Convolution3D, "initialW", "initial_bias")
+
+
+class Convolution2D(_Convolution):
+    """2-D convolution, Chainer's ``L.Convolution2D(in_channels, out_channels, ksize=None,
+    stride=1, pad=0, nobias=False, initialW=None, initial_bias=None, *, dilate=1, groups=1)``:
+    ``W`` ``(out_channels, in_channels / groups, kh, kw)`` (LeCun normal), ``b`` zeros;
+    ``Convolution2D(out_channels, ksize)`` infers ``in_channels``."""
+
+    spec_type = nn.Convolution2D
+    __init__ = spec_constructor(nn.Convolution2D, "initialW", "initial_bias", retired=_DETERMINISTIC)
+    out_channels = _OUT_CHANNELS
+    stride = _pair_attribute("stride")
+    pad = _pair_attribute("pad")
+    dilate = _pair_attribute("dilate")
+    in_channels = _IN_CHANNELS
+    ksize = _KSIZE
+    groups = _GROUPS
+
+    @property
+    def printable_specs(self):
+        """The constructor arguments, as ``str(link)`` shows them."""
+        yield from (
+            ("in_channels", self.in_channels),
+            ("out_channels", self.out_channels),
+            ("ksize", self.ksize),
+            ("stride", self.stride),
+            ("pad", self.pad),
+            ("nobias", self.b is None),
+            ("dilate", self.dilate),
+            ("groups", self.groups),
+        )
+
+    @classmethod
+    def from_params(cls, W, b=None, stride=1, pad=0, nobias: bool = False, **kwargs: Any) -> Convolution2D:
+        """A Convolution2D link whose parameters are (copies of) ``W`` and ``b``; keywords
+        ``dilate``, ``groups``."""
+        dilate, groups = parse_kwargs(f"{cls.__name__}.from_params", kwargs, {"dilate": 1, "groups": 1})
+        out_channels, in_per_group, kh, kw = W.shape
+        _check_bias(cls, out_channels, b)
+        return cls(
+            in_per_group * groups,
+            out_channels,
+            (kh, kw),
+            stride,
+            pad,
+            nobias,
+            initialW=as_array(W),
+            initial_bias=as_array(b),
+            dilate=dilate,
+            groups=groups,
+        )
+
+
+class DeconvolutionND(_Convolution):
+    """N-dimensional deconvolution, Chainer's ``L.DeconvolutionND(ndim, in_channels,
+    out_channels, ksize=None, stride=1, pad=0, nobias=False, outsize=None, initialW=None,
+    initial_bias=None, dilate=1, groups=1)``: ``W`` ``(in_channels, out_channels / groups,
+    *ksize)``; ``DeconvolutionND(ndim, out_channels, ksize)`` infers ``in_channels``."""
+
+    spec_type = nn.DeconvolutionND
+    __init__ = spec_constructor(nn.DeconvolutionND, "initialW", "initial_bias")
+    out_channels = _OUT_CHANNELS
+    ksize = ConvolutionND.ksize
+    dilate = ConvolutionND.dilate
+    stride = ConvolutionND.stride
+    pad = ConvolutionND.pad
+    outsize = spec_attribute("outsize", "The output size (None: computed from the input).")
+    groups = _GROUPS
+
+
+class Deconvolution1D(DeconvolutionND):
+    """1-D deconvolution, Chainer's ``L.Deconvolution1D(in_channels, out_channels, ksize, ...)``."""
+
+    spec_type = nn.Deconvolution1D
+    __init__ = spec_constructor(nn.Deconvolution1D, "initialW", "initial_bias")
+
+
+class Deconvolution3D(DeconvolutionND):
+    """3-D deconvolution, Chainer's ``L.Deconvolution3D(in_channels, out_channels, ksize, ...)``."""
+
+    spec_type = nn.Deconvolution3D
+    __init__ = spec_constructor(nn.Deconvolution3D, "initialW", "initial_bias")
+
+
+class Deconvolution2D(_Convolution):
+    """2-D deconvolution, Chainer's ``L.Deconvolution2D(in_channels, out_channels, ksize=None,
+    stride=1, pad=0, nobias=False, outsize=None, initialW=None, initial_bias=None, *, dilate=1,
+    groups=1)``: ``W`` ``(in_channels, out_channels / groups, kh, kw)``;
+    ``Deconvolution2D(out_channels, ksize)`` infers ``in_channels``."""
+
+    spec_type = nn.Deconvolution2D
+    __init__ = spec_constructor(nn.Deconvolution2D, "initialW", "initial_bias", retired=_DETERMINISTIC)
+    out_channels = _OUT_CHANNELS
+    stride = _pair_attribute("stride")
+    pad = _pair_attribute("pad")
+    dilate = _pair_attribute("dilate")
+    ksize = _KSIZE
+    groups = _GROUPS
+    outsize = spec_view(
+        lambda s: s.outsize or (None, None), "The output size, ``(None, None)`` when computed."
+    )
+
+
+class DepthwiseConvolution2D(_Convolution):
+    """Depthwise convolution, Chainer's ``L.DepthwiseConvolution2D(in_channels,
+    channel_multiplier, ksize, stride=1, pad=0, nobias=False, initialW=None,
+    initial_bias=None)``: ``W`` ``(channel_multiplier, in_channels, kh, kw)``; with
+    ``in_channels=None`` both ``W`` and ``b`` wait for the first call."""
+
+    spec_type = nn.DepthwiseConvolution2D
+    __init__ = spec_constructor(nn.DepthwiseConvolution2D, "initialW", "initial_bias")
+    stride = _pair_attribute("stride")
+    pad = _pair_attribute("pad")
+    ksize = _KSIZE
+    channel_multiplier = spec_attribute("channel_multiplier", "The filters per input channel.")
+    nobias = _NOBIAS
+
+
+class DilatedConvolution2D(_Convolution):
+    """Dilated convolution, Chainer's ``L.DilatedConvolution2D(in_channels, out_channels,
+    ksize=None, stride=1, pad=0, dilate=1, nobias=False, initialW=None, initial_bias=None)``."""
+
+    spec_type = nn.DilatedConvolution2D
+    __init__ = spec_constructor(nn.DilatedConvolution2D, "initialW", "initial_bias")
+    out_channels = _OUT_CHANNELS
+    stride = _pair_attribute("stride")
+    pad = _pair_attribute("pad")
+    dilate = _pair_attribute("dilate")
+    ksize = _KSIZE
+
+
+class LocalConvolution2D(_Convolution):
+    """Locally connected layer, Chainer's ``L.LocalConvolution2D(in_channels, out_channels,
+    in_size=None, ksize=None, stride=1, nobias=False, initialW=None, initial_bias=None)``:
+    ``W`` ``(out_channels, out_h, out_w, in_channels, kh, kw)``, ``b`` ``(out_channels, out_h,
+    out_w)``; with ``in_channels`` or ``in_size`` None both wait for the first call."""
+
+    spec_type = nn.LocalConvolution2D
+    __init__ = spec_constructor(nn.LocalConvolution2D, "initialW", "initial_bias")
+    out_channels = _OUT_CHANNELS
+    stride = _pair_attribute("stride")
+    ksize = _KSIZE
+    nobias = _NOBIAS
+
+    def _probe(self, spec, n: int):
+        if spec.in_channels is not None and spec.in_size is not None:
+            return spec
+        kh, kw = _pair(spec.ksize)
+        return replaced(spec, in_channels=n, in_size=(kh + n, kw + n))
+
+
+class DeformableConvolution2DSampler(_Convolution):
+    """The sampling half of ``DeformableConvolution2D`` (its child ``deform_conv``):
+    ``forward(x, offset)`` with ``W`` ``(out_channels, in_channels, kh, kw)`` (zeros)."""
+
+    spec_type = nn.DeformableConvolution2DSampler
+    __init__ = spec_constructor(nn.DeformableConvolution2DSampler, "initialW", "initial_bias")
+    out_channels = _OUT_CHANNELS
+    stride = _pair_attribute("stride")
+    pad = _pair_attribute("pad")
+    ksize = _KSIZE
+
+
+class DeformableConvolution2D(SpecLink, Chain):
+    """Deformable convolution, Chainer's ``L.DeformableConvolution2D(in_channels, out_channels,
+    ksize, stride=1, pad=0, offset_nobias=False, offset_initialW=None, offset_initial_bias=None,
+    deform_nobias=False, deform_initialW=None, deform_initial_bias=None)``: children
+    ``offset_conv`` (a Convolution2D computing the offsets) and ``deform_conv``."""
+
+    spec_type = nn.DeformableConvolution2D
+    __init__ = spec_constructor(
+        nn.DeformableConvolution2D,
+        "offset_initialW",
+        "offset_initial_bias",
+        "deform_initialW",
+        "deform_initial_bias",
+    )

@@ -1,0 +1,164 @@
+"""Chainer's normalization links: ``L.BatchNormalization``, ``L.BatchRenormalization``,
+``L.DecorrelatedBatchNormalization``, ``L.GroupNormalization``, ``L.LayerNormalization``.
+
+The batch normalizations keep their running statistics as persistent values (``avg_mean``,
+``avg_var`` or ``avg_projection``, and the count ``N``). In training (``chainer.config.train``)
+a call normalizes with the batch's statistics and folds them into the running ones, in place,
+with ``decay`` (with ``finetune=True``: ``N`` grows and the running statistics become the
+average of every finetuning batch); otherwise it normalizes with the running statistics.
+
+>>> import numpy
+>>> bn = BatchNormalization(2)
+>>> y = bn(numpy.array([[0.0, 1.0], [2.0, 5.0]], numpy.float32))
+>>> bn.avg_mean, bn.N
+(array([0.1, 0.3], dtype=float32), 0)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ... import nn
+from ..configuration import get_dtype
+from ..variable import Variable
+from ._adapter import SpecLink, as_initial, parse_kwargs, spec_attribute, spec_constructor
+
+__all__ = [
+    "BatchNormalization",
+    "BatchRenormalization",
+    "DecorrelatedBatchNormalization",
+    "GroupNormalization",
+    "LayerNormalization",
+]
+
+_RETIRED_TEST = {"test": "test argument is not supported anymore. Use chainer.using_config"}
+
+
+class _RunningStatistics(SpecLink):
+    """The batch normalizations: ``decay``, ``eps`` (both may be changed), ``finetune`` and
+    ``start_finetuning``; parameters and statistics in ``dtype`` (None: ``config.dtype``)."""
+
+    _fixes_dtype = True
+
+    decay = spec_attribute("decay", "The decay of the running averages.", settable=True)
+    eps = spec_attribute("eps", "The epsilon added to the variance.", settable=True)
+
+    def forward(self, x, **kwargs: Any) -> Variable:
+        """``x`` normalized; in training, the running statistics are updated (``finetune=False``:
+        moving averages with ``decay``; ``finetune=True``: the average of the finetuning batches)."""
+        (finetune,) = parse_kwargs(
+            f"{type(self).__name__}.forward", kwargs, {"finetune": False}, _RETIRED_TEST
+        )
+        return super().forward(x, finetune=finetune)
+
+    def start_finetuning(self) -> None:
+        """Reset the count ``N`` of finetuning batches: the next ``finetune=True`` calls start a
+        new average."""
+        self.N = 0
+
+
+class BatchNormalization(_RunningStatistics):
+    """Batch normalization, Chainer's ``L.BatchNormalization(size=None, decay=0.9, eps=2e-5,
+    dtype=None, use_gamma=True, use_beta=True, initial_gamma=None, initial_beta=None, axis=None,
+    initial_avg_mean=None, initial_avg_var=None)``.
+
+    Parameters ``gamma`` (1) and ``beta`` (0) of shape ``size`` (None when not used);
+    persistents ``avg_mean`` (0), ``avg_var`` (1) and ``N``. Given ``axis`` (the axes normalized
+    over) instead of ``size``, the shapes are taken from the first input. ``forward(x,
+    finetune=False)``.
+    """
+
+    spec_type = nn.BatchNormalization
+    gamma = None
+    beta = None
+    axis = spec_attribute("axis", "The axes normalized over (None: the batch and spatial axes).")
+
+    def __init__(
+        self,
+        size: int | tuple | None = None,
+        decay: float = 0.9,
+        eps: float = 2e-5,
+        dtype=None,
+        use_gamma: bool = True,
+        use_beta: bool = True,
+        initial_gamma=None,
+        initial_beta=None,
+        axis: int | tuple | None = None,
+        initial_avg_mean=None,
+        initial_avg_var=None,
+    ):
+        if size is None and axis is None:
+            raise RuntimeError(
+                "BatchNormalization: size or axis is required\n"
+                "  hint: give size (the number of channels), or the axes to normalize over"
+            )
+        initial = [as_initial(v) for v in (initial_gamma, initial_beta, initial_avg_mean, initial_avg_var)]
+        spec = nn.BatchNormalization(
+            size, decay, eps, get_dtype(dtype), use_gamma, use_beta, *initial[:2], axis, *initial[2:]
+        )
+        super().__init__(spec)
+
+    @property
+    def printable_specs(self):
+        """``size``, ``decay``, ``eps``, ``dtype``, ``use_gamma``, ``use_beta`` for ``str(link)``."""
+        yield from (
+            ("size", None if self.avg_mean is None else self.avg_mean.shape[0]),
+            ("decay", self.decay),
+            ("eps", self.eps),
+            ("dtype", None if self.avg_mean is None else self.avg_mean.dtype),
+            ("use_gamma", self.gamma is not None),
+            ("use_beta", self.beta is not None),
+        )
+
+
+class BatchRenormalization(BatchNormalization):
+    """Batch renormalization, Chainer's ``L.BatchRenormalization(size, rmax=1, dmax=0,
+    decay=0.9, eps=2e-5, dtype=None, use_gamma=True, use_beta=True, initial_gamma=None,
+    initial_beta=None, initial_avg_mean=None, initial_avg_var=None)``: batch normalization
+    corrected towards the running statistics (``r`` clipped to ``[1/rmax, rmax]``, ``d`` to
+    ``[-dmax, dmax]``). Unlike Chainer 7.8.1 (which passes them on shifted by one place), the
+    initial statistics are used as named."""
+
+    spec_type = nn.BatchRenormalization
+    __init__ = spec_constructor(
+        nn.BatchRenormalization,
+        "initial_gamma",
+        "initial_beta",
+        "initial_avg_mean",
+        "initial_avg_var",
+        dtypes=("dtype",),
+    )
+    rmax = spec_attribute("rmax", "The bound of the scale correction ``r``.", settable=True)
+    dmax = spec_attribute("dmax", "The bound of the shift correction ``d``.", settable=True)
+
+
+class DecorrelatedBatchNormalization(_RunningStatistics):
+    """Decorrelated batch normalization, Chainer's ``L.DecorrelatedBatchNormalization(size,
+    groups=16, decay=0.9, eps=2e-5, dtype=numpy.float32)``: ZCA whitening of ``groups`` groups of
+    channels; no parameters, persistents ``avg_mean`` ``(groups, size // groups)``,
+    ``avg_projection`` ``(groups, C, C)`` and ``N``."""
+
+    spec_type = nn.DecorrelatedBatchNormalization
+    __init__ = spec_constructor(nn.DecorrelatedBatchNormalization, dtypes=("dtype",))
+    groups = spec_attribute("groups", "The number of groups of channels whitened separately.")
+
+
+class GroupNormalization(SpecLink):
+    """Group normalization, Chainer's ``L.GroupNormalization(groups, size=None, eps=1e-5,
+    initial_gamma=None, initial_beta=None)``: ``gamma``, ``beta`` of shape ``(size,)``;
+    ``size=None`` takes the channels of the first input."""
+
+    spec_type = nn.GroupNormalization
+    __init__ = spec_constructor(nn.GroupNormalization, "initial_gamma", "initial_beta")
+    groups = spec_attribute("groups", "The number of groups of channels.")
+    eps = spec_attribute("eps", "The epsilon added to the variance.", settable=True)
+
+
+class LayerNormalization(SpecLink):
+    """Layer normalization, Chainer's ``L.LayerNormalization(size=None, eps=1e-6,
+    initial_gamma=None, initial_beta=None)``: ``gamma``, ``beta`` of shape ``(size,)``;
+    ``size=None`` takes the size of one example of the first input."""
+
+    spec_type = nn.LayerNormalization
+    __init__ = spec_constructor(nn.LayerNormalization, "initial_gamma", "initial_beta")
+    eps = spec_attribute("eps", "The epsilon added to the variance.", settable=True)

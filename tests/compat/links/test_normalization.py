@@ -1,0 +1,138 @@
+"""BatchNormalization and its kin: Chainer's numbers in training, finetuning and test mode
+(tests/golden/make_links_state.py), running statistics updated in place, Chainer's errors."""
+
+import pathlib
+
+import numpy
+import pytest
+
+import fnet.compat as chainer
+import fnet.compat.functions as F
+import fnet.compat.links as L
+
+GOLDEN = numpy.load(pathlib.Path(__file__).parents[2] / "golden" / "links_state.npz")
+
+
+def close(actual, key, **tolerance):
+    actual = getattr(actual, "array", actual)
+    numpy.testing.assert_allclose(actual, GOLDEN[key], **({"rtol": 1e-5, "atol": 1e-6} | tolerance))
+
+
+def golden_bn():
+    bn = L.BatchNormalization(3)
+    bn.gamma.array[...] = GOLDEN["bn.gamma"]
+    bn.beta.array[...] = GOLDEN["bn.beta"]
+    bn.avg_mean[...] = GOLDEN["bn.avg_mean0"]
+    bn.avg_var[...] = GOLDEN["bn.avg_var0"]
+    return bn
+
+
+def test_training_step_matches_chainer():
+    bn = golden_bn()
+    mean = bn.avg_mean
+    x = chainer.Variable(GOLDEN["bn.x1"])
+    y = bn(x)
+    F.sum(GOLDEN["bn.w"] * y).backward()
+    close(y, "bn.y1")
+    close(bn.avg_mean, "bn.avg_mean1")
+    close(bn.avg_var, "bn.avg_var1")
+    assert bn.avg_mean is mean  # updated in place, as Chainer's function does
+    close(bn.gamma.grad, "bn.ggamma")
+    close(bn.beta.grad, "bn.gbeta")
+    close(x.grad, "bn.gx1")
+    assert bn.N == 0
+
+
+def test_finetuning_averages_the_batches_and_counts_them():
+    bn = golden_bn()
+    bn(GOLDEN["bn.x1"])
+    bn.start_finetuning()
+    assert bn.N == 0
+    bn(GOLDEN["bn.x2"], finetune=True)
+    bn(GOLDEN["bn.x3"], finetune=True)
+    assert bn.N == int(GOLDEN["bn.N3"]) and isinstance(bn.N, int)
+    close(bn.avg_mean, "bn.avg_mean3")
+    close(bn.avg_var, "bn.avg_var3")
+    with chainer.using_config("train", False):
+        close(bn(GOLDEN["bn.x1"]), "bn.ytest")
+
+
+def test_test_mode_and_recomputation_leave_the_statistics():
+    bn = golden_bn()
+    for config in ("train", "in_recomputing"):
+        value = config == "in_recomputing"
+        with chainer.using_config(config, value):
+            bn(GOLDEN["bn.x1"], finetune=True)
+        close(bn.avg_mean, "bn.avg_mean0")
+        assert bn.N == 0
+
+
+def test_lazy_batch_normalization_over_given_axes():
+    bn = L.BatchNormalization(axis=(0, 2))
+    assert bn.avg_mean is None and bn.gamma.array is None
+    close(bn(GOLDEN["bn_lazy.x"]), "bn_lazy.y")
+    close(bn.avg_mean, "bn_lazy.avg_mean")
+    close(bn.avg_var, "bn_lazy.avg_var")
+    assert bn.axis == (0, 2)
+
+
+def test_decay_and_eps_are_attributes_the_next_call_uses():
+    bn = L.BatchNormalization(2, decay=0.5)
+    assert (bn.decay, bn.eps) == (0.5, 2e-5)
+    bn.decay = 0.0
+    x = numpy.array([[1.0, 2.0], [3.0, 6.0]], numpy.float32)
+    bn(x)
+    numpy.testing.assert_allclose(bn.avg_mean, [2.0, 4.0])
+
+
+def test_unused_gamma_and_beta_are_none():
+    bn = L.BatchNormalization(2, use_gamma=False, use_beta=False)
+    assert bn.gamma is None and bn.beta is None and list(bn.params()) == []
+    y = bn(numpy.array([[1.0, 2.0], [3.0, 6.0]], numpy.float32))
+    numpy.testing.assert_allclose(y.array, [[-1, -1], [1, 1]], atol=1e-4)
+    lazy = L.BatchNormalization(axis=0, use_gamma=False, use_beta=False)  # only statistics to size
+    lazy(numpy.array([[1.0, 2.0], [3.0, 6.0]], numpy.float32))
+    numpy.testing.assert_allclose(lazy.avg_mean, [0.2, 0.4], rtol=1e-6)
+
+
+def test_chainers_errors():
+    with pytest.raises(RuntimeError, match="size or axis is required"):
+        L.BatchNormalization()
+    bn = L.BatchNormalization(2)
+    x = numpy.ones((3, 2), numpy.float32)
+    with pytest.raises(ValueError, match="test argument is not supported anymore"):
+        bn(x, test=True)
+    with pytest.raises(TypeError, match="unexpected keyword argument.*scale"):
+        bn(x, scale=2)
+
+
+def test_printable_specs():
+    assert str(L.BatchNormalization(3)) == (
+        "BatchNormalization(size=3, decay=0.9, eps=2e-05, dtype=float32, use_gamma=True, use_beta=True)"
+    )
+
+
+def test_renormalization_and_decorrelated_keep_their_statistics():
+    brn = L.BatchRenormalization(2, rmax=3.0, dmax=1.0)
+    assert (brn.rmax, brn.dmax) == (3.0, 1.0)
+    brn(numpy.array([[1.0, 2.0], [3.0, 6.0]], numpy.float32))
+    numpy.testing.assert_allclose(brn.avg_mean, [0.2, 0.4], rtol=1e-6)
+
+    dbn = L.DecorrelatedBatchNormalization(4, groups=2)
+    assert dbn.groups == 2 and dbn.avg_projection.shape == (2, 2, 2)
+    x = numpy.random.RandomState(0).randn(8, 4).astype(numpy.float32)
+    dbn(x, finetune=True)
+    dbn(x, finetune=True)
+    assert dbn.N == 2
+    with chainer.using_config("train", False):
+        assert dbn(x).shape == (8, 4)
+
+
+def test_group_and_layer_normalization_attributes():
+    gn = L.GroupNormalization(2, 4, eps=1e-3)
+    assert (gn.groups, gn.eps) == (2, 1e-3)
+    y = gn(numpy.array([[1.0, 3.0, 10.0, 30.0]], numpy.float32))
+    numpy.testing.assert_allclose(y.array, [[-1, 1, -1, 1]], atol=1e-3)
+    ln = L.LayerNormalization()
+    assert ln.eps == 1e-6
+    assert ln(numpy.ones((2, 6), numpy.float32)).shape == (2, 6) and ln.gamma.shape == (6,)
