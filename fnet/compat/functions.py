@@ -6,7 +6,8 @@ the result come back as Variables. What Chainer reads from global state is read 
 ``config.train`` for noise and recurrent functions (where the pure function takes ``train``
 as a keyword), and a random key from NumPy's global random state (``numpy.random.seed``
 repeats it). Functions that update running statistics in place in Chainer do so here too.
-fnet's typed input errors come out as Chainer's ``InvalidType``.
+fnet's typed input errors come out as Chainer's ``InvalidType``. What a ``return_*`` flag adds
+to the result (a dropout mask, max pooling's indexes) stays an array, as in Chainer.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import numpy
 
 from .. import backend
 from .. import functions as _pure
-from ..autodiff.tracer import Tracer
+from ..autodiff.tracer import Tracer, unbox_all
 from ..errors import InvalidInputError
 from . import configuration
 from ._random import next_key
@@ -42,10 +43,8 @@ def unwrap(value):
 def wrap(value):
     """``value`` with every array and traced value made a Variable (inside tuples and lists)."""
     t = type(value)
-    if t is Tracer or t is numpy.ndarray or backend.is_array(value):
+    if t is Tracer or t is numpy.ndarray or isinstance(value, numpy.generic) or backend.is_array(value):
         return Variable._of(value)
-    if isinstance(value, numpy.generic):
-        return Variable._of(numpy.asarray(value))
     if t is tuple or t is list:
         return t(wrap(v) for v in value)
     return value
@@ -70,6 +69,7 @@ def lift(pure):
     keyword_only = {name for name, p in parameters.items() if p.kind is p.KEYWORD_ONLY}
     reads_train = "train" in keyword_only
     takes_key = "key" in keyword_only
+    returns_extras = [name for name in parameters if name.startswith("return_")]
     label = pure.__name__
     run = functools.partial(_run, pure)
 
@@ -84,9 +84,10 @@ def lift(pure):
             kwargs["train"] = configuration.config.train
         if takes_key and "key" not in kwargs and kwargs.get("train", True):
             kwargs["key"] = next_key()
-        if _observing():
-            return wrap(_observe(label, run, args, kwargs))
-        return wrap(_run(pure, args, kwargs))
+        out = _observe(label, run, args, kwargs) if _observing() else _run(pure, args, kwargs)
+        if returns_extras and any(kwargs.get(k) for k in returns_extras):
+            return (wrap(out[0]), *(unbox_all(extra) for extra in out[1:]))  # extras stay arrays
+        return wrap(out)
 
     lifted.__module__ = __name__
     lifted.__doc__ = _lifted_doc(pure)

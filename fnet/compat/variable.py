@@ -107,11 +107,16 @@ class Variable:
     @classmethod
     def _of(cls, value) -> Variable:
         """The Variable presenting ``value``, the result of an operation (a tracer or an array)."""
+        traced = type(value) is Tracer
+        if traced:
+            if isinstance(value.value, numpy.generic):  # NumPy ufuncs give scalars for 0-d arrays
+                value.value = numpy.asarray(value.value)
+        elif isinstance(value, numpy.generic):
+            value = numpy.asarray(value)
         v = object.__new__(Variable)
         v._data = value
         v._grad = None
         v._name = None
-        traced = type(value) is Tracer
         v._requires_grad = traced
         if traced:
             _owners[value.record] = v

@@ -376,7 +376,7 @@ def softplus(x, beta: float = 1.0):
     array([0.6931472], dtype=float32)
     """
     check_float("softplus", "x", x)
-    return _softplus(x, beta=beta)
+    return _softplus(x, beta=float(beta))  # a scalar hyperparameter, even given as a 0-d array
 
 
 # -- softmax family --------------------------------------------------------------------------

@@ -66,3 +66,13 @@ def test_batch_normalization_updates_running_statistics_in_place():
 def test_input_errors_come_as_invalid_type():
     with pytest.raises(type_check.InvalidType):
         F.linear(numpy.ones((2, 3), numpy.float32), numpy.ones((4, 5), numpy.float32))
+
+
+def test_zero_dim_results_are_arrays_and_extras_stay_arrays():
+    y = F.relu(numpy.float32(2) * numpy.ones((), numpy.float32))
+    assert type(y.array) is numpy.ndarray and y.shape == ()
+    x = chainer.Variable(numpy.ones((2, 3), numpy.float32))
+    y, mask = F.dropout(x, 0.5, return_mask=True)
+    assert isinstance(y, chainer.Variable) and type(mask) is numpy.ndarray
+    y, r = F.rrelu(x, return_r=True)
+    assert type(r) is numpy.ndarray
