@@ -567,6 +567,10 @@ PRIVATE_PRIMITIVE_ROWS = {
     "_transpose": "transpose",
     "_where": "where",
 }
+# Primitives of the tape itself whose order-2 gradient checks live with the tape's tests.
+CHECKED_ELSEWHERE = {
+    "take_output": "tests/autodiff/test_backward.py (test_tuple_valued_primitive_...)",
+}
 # Public names that are differentiable in no argument but are not non-differentiable primitives.
 NOT_DIFFERENTIABLE = {"zeros_like", "ones_like", "full_like"}
 # Known bugs outside fnet/ops (xfail strictly, so a fix shows up): "row-case id" -> reason.
@@ -647,7 +651,7 @@ def test_every_differentiable_primitive_has_a_row():
     missing = sorted(
         name
         for name, prim in ops_primitives().items()
-        if prim.differentiable and _covering_row(name, prim) is None
+        if prim.differentiable and _covering_row(name, prim) is None and name not in CHECKED_ELSEWHERE
     )
     assert not missing, (
         f"differentiable primitives with no row in the gradient table: {missing}; add a row to "
