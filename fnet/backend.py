@@ -132,7 +132,7 @@ _current: contextvars.ContextVar[Device] = contextvars.ContextVar("fnet_device",
 
 
 def get_device(spec) -> Device:
-    """A device from a spec: a Device, ``'@numpy'``, ``'@cupy:0'``, ``'cpu'``, or a GPU id (-1: CPU)."""
+    """A device from a spec: a Device, ``'@numpy'``, ``'@cupy:0'``, ``'cpu'``, or a GPU id (negative: CPU)."""
     if isinstance(spec, Device):
         return spec
     if isinstance(spec, bool):
@@ -140,7 +140,7 @@ def get_device(spec) -> Device:
     if spec is None or (isinstance(spec, str) and spec in ("@numpy", "cpu", "numpy")):
         return CPU
     if isinstance(spec, (int, numpy.integer)):
-        return CPU if spec == -1 else GpuDevice(int(spec))
+        return CPU if spec < 0 else GpuDevice(int(spec))  # Chainer: any negative id is the CPU
     if isinstance(spec, str) and spec.startswith("@cupy"):
         ident = spec[len("@cupy:") :]
         if spec == "@cupy" or (spec.startswith("@cupy:") and ident.isdigit()):

@@ -46,3 +46,6 @@ from .backends import cuda  # chainer.cuda, the old path of chainer.backends.cud
 from .backends.cuda import should_use_cudnn, should_use_cudnn_tensor_core
 from .runtime_info import print_runtime_info
 from . import links
+from . import optimizer, optimizer_hooks, optimizers
+from .optimizer import GradientMethod, Optimizer, UpdateRule
+from . import dataset, datasets, iterators

@@ -85,7 +85,7 @@ class Variable:
     array([8.], dtype=float32)
     """
 
-    __slots__ = ("_data", "_grad", "_name", "_requires_grad", "__weakref__")
+    __slots__ = ("_data", "_grad", "_name", "_requires_grad", "_loss_scale", "__weakref__")
     __array_priority__ = 200
 
     def __init__(self, data=None, *, name: str | None = None, grad=None, requires_grad: bool = True):
@@ -369,7 +369,13 @@ class Variable:
             if loss_scale is not None:
                 ones *= loss_scale
             self._grad = Variable._of(ones)
-        _backprop([self], [self._grad], retain_grad=retain_grad, create_graph=enable_double_backprop)
+        _backprop(
+            [self],
+            [self._grad],
+            retain_grad=retain_grad,
+            create_graph=enable_double_backprop,
+            loss_scale=loss_scale,
+        )
 
     # -- devices --------------------------------------------------------------------------
     def to_device(self, device) -> Variable:
@@ -600,10 +606,13 @@ def as_array(obj):
     return obj.array if isinstance(obj, Variable) else obj
 
 
-def _backprop(outputs, grad_outputs, *, retain_grad: bool = False, create_graph: bool = False, inputs=None):
+def _backprop(
+    outputs, grad_outputs, *, retain_grad: bool = False, create_graph: bool = False, inputs=None, loss_scale=None
+):
     """Run the engine from ``outputs`` and hand out the gradients.
 
-    Without ``inputs``, every leaf variable reached gets its gradient added to ``.grad``; with
+    Without ``inputs``, every leaf variable reached gets its gradient added to ``.grad`` and is
+    marked with ``loss_scale`` (the optimizer divides its grad by it, as Chainer's does); with
     ``inputs``, their gradients are returned instead (in order, None where none arrived).
     """
     roots = []
@@ -634,8 +643,10 @@ def _backprop(outputs, grad_outputs, *, retain_grad: bool = False, create_graph:
         if variable is None or not variable._requires_grad or any(variable is out for out in outputs):
             continue
         _check_grad(variable, ct, "backward")
-        if variable._grad is not None and type(record) is LeafRecord:  # leaves accumulate
-            ct = variable._grad._data + ct
+        if type(record) is LeafRecord:
+            variable._loss_scale = loss_scale
+            if variable._grad is not None:  # leaves accumulate
+                ct = variable._grad._data + ct
         variable._grad = Variable._of(ct)
     return None
 

@@ -112,5 +112,5 @@ class NegativeSampling(_Sampled):
         out = self._apply("apply", x, t, reduce, key=None, samples=samples, return_samples=return_samples)
         if return_samples:
             loss, used = out
-            return loss, used.array
+            return loss, used
         return out
