@@ -1,0 +1,230 @@
+"""The dataset loaders on small files in Chainer's cache layout (made here; nothing downloaded)."""
+
+from __future__ import annotations
+
+import os
+
+import numpy
+import pytest
+
+from fnet.data import (
+    DatasetCacheError,
+    TupleDataset,
+    get_cifar10,
+    get_cifar100,
+    get_fashion_mnist,
+    get_fashion_mnist_labels,
+    get_kuzushiji_mnist,
+    get_kuzushiji_mnist_labels,
+    get_mnist,
+    get_ptb_words,
+    get_ptb_words_vocabulary,
+    get_svhn,
+)
+
+from . import fake_cache
+
+
+def _scaled(raw, scale=1.0, dtype=numpy.float32):
+    """What Chainer computes: the bytes cast to ``dtype``, then multiplied by ``scale / 255.``."""
+    images = raw.astype(dtype)
+    images *= scale / 255.0
+    return images
+
+
+@pytest.fixture
+def mnist(root):
+    train = fake_cache.mnist_arrays(20, 0)
+    test = fake_cache.mnist_arrays(10, 1)
+    fake_cache.put_mnist_npz(root, "mnist", "train", *train)
+    fake_cache.put_mnist_npz(root, "mnist", "test", *test)
+    return train, test
+
+
+def test_get_mnist_defaults(mnist):
+    (x_train, y_train), (x_test, y_test) = mnist
+    train, test = get_mnist()
+    assert isinstance(train, TupleDataset) and len(train) == 20 and len(test) == 10
+    image, label = train[3]
+    assert image.shape == (784,) and image.dtype == numpy.float32
+    assert label.dtype == numpy.int32 and label == y_train[3]
+    numpy.testing.assert_array_equal(image, _scaled(x_train[3]))
+    assert 0.0 <= image.min() and image.max() <= 1.0
+    numpy.testing.assert_array_equal(test[9][0], _scaled(x_test[9]))
+
+
+@pytest.mark.parametrize(
+    "ndim, rgb_format, shape",
+    [(1, True, (784,)), (2, False, (28, 28)), (3, False, (1, 28, 28)), (3, True, (3, 28, 28))],
+)
+def test_get_mnist_shapes(mnist, ndim, rgb_format, shape):
+    (x_train, _), _ = mnist
+    train, _ = get_mnist(withlabel=False, ndim=ndim, rgb_format=rgb_format, scale=3.0, dtype=numpy.float64)
+    assert isinstance(train, numpy.ndarray) and train.shape == (20, *shape) and train.dtype == numpy.float64
+    expected = (
+        _scaled(x_train, 3.0, numpy.float64).reshape(20, -1, 28, 28)[:, [0] * shape[0]] if ndim == 3 else None
+    )
+    if expected is not None:
+        numpy.testing.assert_array_equal(train, expected)
+    train.flags.writeable = True  # a copy the caller owns, even with rgb_format's broadcast
+
+
+def test_get_mnist_label_dtype_and_errors(mnist):
+    train, _ = get_mnist(label_dtype=numpy.int64, dtype=numpy.float16)
+    assert train[0][1].dtype == numpy.int64 and train[0][0].dtype == numpy.float16
+    with pytest.raises(ValueError, match=r"get_mnist: invalid ndim 4: expected one of \[1, 2, 3\]"):
+        get_mnist(ndim=4)
+
+
+def test_get_mnist_makes_the_cache_from_the_downloads(root):
+    train = fake_cache.mnist_arrays(5, 2)
+    test = fake_cache.mnist_arrays(3, 3)
+    fake_cache.put_mnist_downloads(root, "mnist", {"train": train, "test": test})
+    got_train, got_test = get_mnist(withlabel=True)
+    numpy.testing.assert_array_equal(got_train[4][0], _scaled(train[0][4]))
+    assert got_test[2][1] == test[1][2]
+    with numpy.load(os.path.join(root, "pfnet", "chainer", "mnist", "train.npz")) as npz:
+        assert sorted(npz.files) == ["x", "y"]
+        assert npz["x"].dtype == numpy.uint8 and npz["x"].shape == (5, 784)
+        assert npz["y"].dtype == numpy.uint8 and npz["y"].shape == (5,)
+        numpy.testing.assert_array_equal(npz["x"], train[0])
+
+
+@pytest.mark.parametrize(
+    "loader, name", [(get_fashion_mnist, "fashion-mnist"), (get_kuzushiji_mnist, "kuzushiji_mnist")]
+)
+def test_mnist_variants_use_their_own_directories_and_urls(root, loader, name):
+    splits = {"train": fake_cache.mnist_arrays(4, 4), "test": fake_cache.mnist_arrays(2, 5)}
+    fake_cache.put_mnist_downloads(root, name, splits)
+    train, test = loader(ndim=2)
+    assert train[0][0].shape == (28, 28) and len(test) == 2
+    assert os.path.exists(os.path.join(root, "pfnet", "chainer", name, "test.npz"))
+
+
+def test_label_names():
+    assert get_fashion_mnist_labels() == (
+        "T-shirt/top Trouser Pullover Dress Coat Sandal Shirt Sneaker Bag".split() + ["Ankle boot"]
+    )
+    labels = get_kuzushiji_mnist_labels()
+    assert len(labels) == 10 and labels[0] == ("o", "\u304a") and labels[-1] == ("wo", "\u3092")
+
+
+def test_a_missing_cache_offline_names_the_url_and_the_paths(root):
+    with pytest.raises(DatasetCacheError) as info:
+        get_mnist()
+    url = "http://yann.lecun.com/exdb/mnist/train-images-idx3-ubyte.gz"
+    assert f"cannot download {url}" in str(info.value)
+    assert fake_cache.download_path(root, url) in str(info.value)
+    notes = "\n".join(info.value.__notes__)
+    assert os.path.join(str(root), "pfnet/chainer/mnist", "train.npz") in notes
+    assert os.listdir(os.path.join(root, "pfnet", "chainer", "mnist")) == []
+
+
+def test_corrupt_cache_files_are_reported(root):
+    directory = os.path.join(root, "pfnet", "chainer", "mnist")
+    os.makedirs(directory)
+    with open(os.path.join(directory, "train.npz"), "wb") as f:
+        f.write(b"PK\x03\x04 truncated")
+    with pytest.raises(DatasetCacheError, match=r"(?s)train.npz cannot be read.*hint: delete it"):
+        get_mnist()
+    numpy.savez_compressed(os.path.join(directory, "train.npz"), images=numpy.zeros(3))
+    with pytest.raises(DatasetCacheError, match=r"lacks the arrays \['x', 'y'\] \(it has \['images'\]\)"):
+        get_mnist()
+
+
+def test_corrupt_or_mismatched_downloads_are_reported(root):
+    x, y = fake_cache.mnist_arrays(4, 0)
+    base = fake_cache.MNIST_URLS["mnist"]
+    fake_cache.put_download(root, base + "train-images-idx3-ubyte.gz", b"not gzip")
+    fake_cache.put_download(root, base + "train-labels-idx1-ubyte.gz", fake_cache.idx_bytes(y, 2049))
+    with pytest.raises(DatasetCacheError, match="train-images-idx3-ubyte.gz .* is corrupt"):
+        get_mnist()
+    fake_cache.put_download(root, base + "train-images-idx3-ubyte.gz", fake_cache.idx_bytes(y, 2049))
+    with pytest.raises(DatasetCacheError, match="is not an IDX file of magic number 2051"):
+        get_mnist()
+    fake_cache.put_download(root, base + "train-images-idx3-ubyte.gz", fake_cache.idx_bytes(x[:3], 2051))
+    with pytest.raises(RuntimeError, match="wrong pair of MNIST images and labels: 3 images but 4 labels"):
+        get_mnist()
+
+
+def test_get_cifar10_from_the_cache_file(root):
+    train = fake_cache.cifar_arrays(6, 0, 10)
+    test = fake_cache.cifar_arrays(4, 1, 10)
+    fake_cache.put_cifar_npz(root, "cifar-10", train, test)
+    got_train, got_test = get_cifar10()
+    image, label = got_train[5]
+    assert image.shape == (3, 32, 32) and image.dtype == numpy.float32 and label.dtype == numpy.int32
+    numpy.testing.assert_array_equal(image, _scaled(train[0][5]).reshape(3, 32, 32))
+    assert label == train[1][5]
+    flat, _ = get_cifar10(withlabel=False, ndim=1, scale=2.0, dtype=numpy.float64)
+    numpy.testing.assert_array_equal(flat, _scaled(train[0], 2.0, numpy.float64))
+    assert len(got_test) == 4
+    with pytest.raises(ValueError, match=r"get_cifar10: invalid ndim 2: expected one of \[1, 3\]"):
+        get_cifar10(ndim=2)
+
+
+@pytest.mark.parametrize("name, loader", [("cifar-10", get_cifar10), ("cifar-100", get_cifar100)])
+def test_get_cifar_makes_the_cache_from_the_archive(root, name, loader):
+    classes = 10 if name == "cifar-10" else 100
+    if name == "cifar-10":
+        batches = [fake_cache.cifar_arrays(3, i, classes) for i in range(5)]
+        members = {f"cifar-10-batches-py/data_batch_{i + 1}": batch for i, batch in enumerate(batches)}
+        members["cifar-10-batches-py/test_batch"] = test = fake_cache.cifar_arrays(2, 9, classes)
+        train_x = numpy.concatenate([b[0] for b in batches])
+        train_y = numpy.concatenate([b[1] for b in batches])
+    else:
+        train_x, train_y = fake_cache.cifar_arrays(7, 0, classes)
+        test = fake_cache.cifar_arrays(2, 9, classes)
+        members = {"cifar-100-python/train": (train_x, train_y), "cifar-100-python/test": test}
+    fake_cache.put_cifar_archive(root, name, members)
+    train, got_test = loader(ndim=1)
+    assert len(train) == len(train_x)
+    numpy.testing.assert_array_equal(numpy.stack([ex[0] for ex in train]), _scaled(train_x))
+    assert [int(ex[1]) for ex in got_test] == [int(v) for v in test[1]]
+    with numpy.load(os.path.join(root, "pfnet", "chainer", "cifar", f"{name}.npz")) as npz:
+        assert sorted(npz.files) == ["test_x", "test_y", "train_x", "train_y"]
+        assert all(npz[key].dtype == numpy.uint8 for key in npz.files)
+        numpy.testing.assert_array_equal(npz["train_y"], train_y)
+
+
+def test_get_svhn(root):
+    for split, seed in (("train", 0), ("test", 1), ("extra", 2)):
+        fake_cache.put_svhn_download(root, split, *fake_cache.svhn_arrays(5, seed))
+    train, test, extra = get_svhn(add_extra=True)
+    x, y = fake_cache.svhn_arrays(5, 0)
+    image, label = train[2]
+    assert image.shape == (3, 32, 32) and image.dtype == numpy.float32
+    numpy.testing.assert_array_equal(image, _scaled(x[:, :, :, 2].transpose(2, 0, 1)))
+    labels = [int(ex[1]) for ex in train]
+    assert labels == [0 if v == 10 else int(v) for v in y[:, 0]]
+    assert len(test) == 5 and len(extra) == 5
+    images = get_svhn(withlabel=False, scale=255.0, dtype=numpy.float64)
+    assert len(images) == 2 and images[0].dtype == numpy.float64
+    numpy.testing.assert_array_equal(images[0], x.transpose(3, 2, 0, 1).astype(numpy.float64))
+    with numpy.load(os.path.join(root, "pfnet", "chainer", "svhn", "train.npz")) as npz:
+        assert npz["x"].shape == (32, 32, 3, 5) and npz["y"].shape == (5, 1)
+
+
+def test_get_ptb_words(root):
+    fake_cache.put_ptb_downloads(root)
+    vocab = get_ptb_words_vocabulary()
+    train_words = "the cat sat on the mat <eos> a dog ran <eos> <eos> the end <eos>".split()
+    expected_vocab = {}
+    for word in train_words:
+        expected_vocab.setdefault(word, len(expected_vocab))
+    assert vocab == expected_vocab
+    train, valid, test = get_ptb_words()
+    assert train.dtype == numpy.int32
+    assert [int(i) for i in train] == [vocab[w] for w in train_words]
+    assert [int(i) for i in valid] == [vocab[w] for w in "the dog sat <eos>".split()]
+    assert [int(i) for i in test] == [vocab[w] for w in "a cat ran on the end <eos> the mat <eos>".split()]
+    with open(os.path.join(root, "pfnet", "chainer", "ptb", "vocab.txt")) as f:
+        assert f.read().split("\n")[:3] == ["the", "cat", "sat"]
+    assert get_ptb_words_vocabulary() == vocab  # now from vocab.txt
+
+
+def test_get_ptb_words_reports_unknown_words(root):
+    fake_cache.put_ptb_downloads(root)
+    fake_cache.put_download(root, fake_cache.PTB_URL.format("valid"), b"the zebra\n")
+    with pytest.raises(KeyError, match=r"valid text has words missing from the vocabulary: \['zebra'\]"):
+        get_ptb_words()
