@@ -1,7 +1,47 @@
-"""Chainer's public API on fnet's functional core: ``import fnet.compat as chainer``."""
+"""Chainer's public API on fnet's functional core: ``import fnet.compat as chainer``.
 
-from . import _operators, configuration, function_hooks, functions, initializers
-from .configuration import (
+The modules mirror Chainer's (``functions``, ``links``, ``optimizers``, ``serializers``, ...),
+so Chainer v7 programs run with one import changed, or unchanged after ``install_alias()``.
+The layer holds state and translates calls; every formula is fnet's pure one.
+"""
+
+from . import _operators, configuration, function_hooks, function_node, functions, initializers, variable
+
+_operators.install()
+
+from . import (  # noqa: E402  (the operators are installed before anything uses Variables)
+    backend,
+    backends,
+    computational_graph,
+    dataset,
+    datasets,
+    gradient_check,
+    iterators,
+    link,
+    link_hooks,
+    links,
+    optimizer,
+    optimizer_hooks,
+    optimizers,
+    reporter,
+    runtime_info,
+    sequential,
+    serializer,
+    serializers,
+    utils,
+)
+from . import function_hooks as function_hook  # noqa: E402  (Chainer's module path of FunctionHook)
+from ._alias import install_alias  # noqa: E402
+from .backend import (  # noqa: E402
+    get_array_types,
+    get_cpu_array_types,
+    get_device,
+    is_arrays_compatible,
+    using_device,
+)
+from .backends import cuda  # noqa: E402  (chainer.cuda, the old path of chainer.backends.cuda)
+from .backends.cuda import should_use_cudnn, should_use_cudnn_tensor_core  # noqa: E402
+from .configuration import (  # noqa: E402
     DebugMode,
     config,
     get_dtype,
@@ -10,9 +50,18 @@ from .configuration import (
     set_debug,
     using_config,
 )
-from .function_hooks import FunctionHook, get_function_hooks
-from .function_node import Function, FunctionAdapter, FunctionNode
-from .variable import (
+from .function_hooks import FunctionHook, get_function_hooks  # noqa: E402
+from .function_node import Function, FunctionAdapter, FunctionNode  # noqa: E402
+from .initializers import Initializer  # noqa: E402
+from .link import Chain, ChainList, Link  # noqa: E402
+from .link_hooks import LinkHook, link_hook  # noqa: E402
+from .link_hooks.link_hook import get_link_hooks as _get_link_hooks  # noqa: E402, F401
+from .optimizer import GradientMethod, Optimizer, UpdateRule  # noqa: E402
+from .reporter import DictSummary, Reporter, Summary, get_current_reporter, report, report_scope  # noqa: E402
+from .runtime_info import print_runtime_info  # noqa: E402
+from .sequential import Sequential  # noqa: E402
+from .serializer import AbstractSerializer, Deserializer, Serializer  # noqa: E402
+from .variable import (  # noqa: E402
     Parameter,
     Variable,
     as_array,
@@ -23,29 +72,89 @@ from .variable import (
     no_backprop_mode,
 )
 
-_operators.install()
-from . import reporter
-from .reporter import DictSummary, Reporter, Summary, get_current_reporter, report, report_scope
-
 __version__ = "7.8.1"  # the Chainer version whose documented API this layer follows
-from . import link_hooks
-from .link import Chain, ChainList, Link
-from .link_hooks import LinkHook, link_hook
-from .link_hooks.link_hook import get_link_hooks as _get_link_hooks
-from .sequential import Sequential
-from . import gradient_check, utils
-
 disable_experimental_feature_warning = False  # read by utils.experimental
-from . import serializer, serializers
-from .serializer import AbstractSerializer, Deserializer, Serializer
-from . import backend, backends, computational_graph, runtime_info
-from . import function_hooks as function_hook  # Chainer's module path of FunctionHook
-from ._alias import install_alias
-from .backend import get_array_types, get_cpu_array_types, get_device, is_arrays_compatible, using_device
-from .backends import cuda  # chainer.cuda, the old path of chainer.backends.cuda
-from .backends.cuda import should_use_cudnn, should_use_cudnn_tensor_core
-from .runtime_info import print_runtime_info
-from . import links
-from . import optimizer, optimizer_hooks, optimizers
-from .optimizer import GradientMethod, Optimizer, UpdateRule
-from . import dataset, datasets, iterators
+
+__all__ = [
+    # modules
+    "backend",
+    "backends",
+    "computational_graph",
+    "configuration",
+    "cuda",
+    "dataset",
+    "datasets",
+    "function_hook",
+    "function_hooks",
+    "function_node",
+    "functions",
+    "gradient_check",
+    "initializers",
+    "iterators",
+    "link",
+    "link_hook",
+    "link_hooks",
+    "links",
+    "optimizer",
+    "optimizer_hooks",
+    "optimizers",
+    "reporter",
+    "runtime_info",
+    "sequential",
+    "serializer",
+    "serializers",
+    "utils",
+    "variable",
+    # variables and functions
+    "Variable",
+    "Parameter",
+    "as_variable",
+    "as_array",
+    "grad",
+    "backward",
+    "no_backprop_mode",
+    "force_backprop_mode",
+    "FunctionNode",
+    "Function",
+    "FunctionAdapter",
+    "FunctionHook",
+    "get_function_hooks",
+    "Initializer",
+    # links and optimizers
+    "Link",
+    "Chain",
+    "ChainList",
+    "Sequential",
+    "LinkHook",
+    "Optimizer",
+    "GradientMethod",
+    "UpdateRule",
+    # reporting and serialization
+    "Reporter",
+    "report",
+    "report_scope",
+    "get_current_reporter",
+    "Summary",
+    "DictSummary",
+    "AbstractSerializer",
+    "Serializer",
+    "Deserializer",
+    # configuration and devices
+    "config",
+    "global_config",
+    "using_config",
+    "get_dtype",
+    "is_debug",
+    "set_debug",
+    "DebugMode",
+    "get_device",
+    "using_device",
+    "get_array_types",
+    "get_cpu_array_types",
+    "is_arrays_compatible",
+    "should_use_cudnn",
+    "should_use_cudnn_tensor_core",
+    "print_runtime_info",
+    "install_alias",
+    "disable_experimental_feature_warning",
+]

@@ -607,7 +607,13 @@ def as_array(obj):
 
 
 def _backprop(
-    outputs, grad_outputs, *, retain_grad: bool = False, create_graph: bool = False, inputs=None, loss_scale=None
+    outputs,
+    grad_outputs,
+    *,
+    retain_grad: bool = False,
+    create_graph: bool = False,
+    inputs=None,
+    loss_scale=None,
 ):
     """Run the engine from ``outputs`` and hand out the gradients.
 
