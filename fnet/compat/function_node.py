@@ -132,7 +132,9 @@ class FunctionNode:
         """The retained inputs, as Variables (with a graph during double backprop)."""
         if self._input_indexes_to_retain is None or self._retained_inputs is None:
             return ()
-        return tuple(as_variable(self._retained_inputs[i]) for i in self._input_indexes_to_retain)
+        inputs = self._retained_inputs
+        indexes = self._input_indexes_to_retain
+        return tuple(None if inputs[i] is None else as_variable(inputs[i]) for i in indexes)
 
     def get_retained_outputs(self) -> tuple:
         """The retained outputs, as Variables (with a graph during double backprop)."""

@@ -142,6 +142,19 @@ for _name in _pure.__all__:
 del _name, _f
 
 
+_lifted_reshape = reshape  # noqa: F821  (bound by the loop above)
+
+
+def reshape(x, shape):
+    """``x`` with a new shape; as in Chainer, ``x`` itself (as a Variable) when it has that shape.
+
+    See ``fnet.functions.reshape``."""
+    target = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+    if isinstance(x, Variable) and x.shape == target:
+        return x
+    return _lifted_reshape(x, shape)
+
+
 def forget(func, *xs):
     """``func(*xs)`` without keeping its intermediate values: they are computed again during
     backward (Chainer's memory-saving ``F.forget``)."""

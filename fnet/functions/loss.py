@@ -16,7 +16,7 @@ import math
 import numpy
 
 from .. import backend, ops
-from ..autodiff import primitive
+from ..autodiff import primitive, stop_gradient
 from ..autodiff.tracer import Tracer, unbox_all
 from ..autodiff.tracer import shape_of as _shape
 from ..errors import InvalidInputError, ShapeError, message
@@ -662,7 +662,8 @@ def softmax_cross_entropy(
     one loss per sample. A float ``t`` shaped like ``x`` holds target probabilities (soft
     targets): the loss is their cross entropy or, with ``soft_target_loss='kl-divergence'``,
     their KL divergence, averaged over N * d1 * ... (the other options do not apply); its
-    gradient is the exact one, which is Chainer's ``softmax - t`` when each target sums to 1.
+    gradient is the exact one, which is Chainer's ``softmax - t`` when each target sums to 1
+    (the targets get none, as in Chainer).
     ``cache_score=True`` keeps the softmax from the forward pass for the backward pass (one
     ``exp`` pass less, more memory). Every result can be differentiated twice:
     ``enable_double_backprop`` is accepted for compatibility and changes nothing.
@@ -689,7 +690,8 @@ def softmax_cross_entropy(
         )
     dtype = getattr(unbox_all(t), "dtype", None)
     if dtype is not None and dtype.kind == "f":
-        return _soft_target_loss(x, t, reduce, soft_target_loss == "kl-divergence")
+        # the targets are data, as in Chainer: no gradient flows into them
+        return _soft_target_loss(x, stop_gradient(t), reduce, soft_target_loss == "kl-divergence")
     check_labels(fn, "t", t, shape[1], ignore_label)
     t = unbox_all(t)
     if t.shape != shape[:1] + shape[2:]:

@@ -7,6 +7,7 @@ every name here raises RuntimeError saying how to install it.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from typing import Any
 
@@ -17,6 +18,9 @@ from ..serializer import Deserializer, Serializer
 from ._common import host_value, missing_entry, restore
 
 __all__ = ["HDF5Serializer", "HDF5Deserializer", "save_hdf5", "load_hdf5"]
+
+
+_available = importlib.util.find_spec("h5py") is not None  # Chainer's flag (h5py installed)
 
 
 def _h5py(op: str):

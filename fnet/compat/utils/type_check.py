@@ -105,7 +105,13 @@ class InvalidType(InvalidInputError):
         first_line = str(error).split("\n", 1)[0]
         _, found, problem = first_line.partition(": expected ")
         expect, _, actual = problem.partition(", got ") if found else ("", "", "")
-        return cls(expect, actual, str(error))
+        kind = _InvalidTypeAndTypeError if isinstance(error, TypeError) else cls
+        return kind(expect, actual, str(error))
+
+
+class _InvalidTypeAndTypeError(InvalidType, TypeError):
+    """An InvalidType made from a wrong type (an fnet ``DTypeError``): Chainer raises TypeError
+    for those (e.g. ``F.sum(x, axis=[0])``), so it is both."""
 
 
 # -- expressions -------------------------------------------------------------------------------
