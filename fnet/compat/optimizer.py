@@ -515,7 +515,6 @@ class GradientMethod(Optimizer):
     hyperparameters.
     """
 
-
     def __init__(self):
         self.hyperparam = Hyperparameter()
         self._use_fp32_update = False
