@@ -110,6 +110,8 @@ def _prod_vjp(g, ans, x, *, axis, keepdims):
     # The product of all other elements, from exclusive cumulative products from both sides,
     # so that zeros in x are handled exactly (no division).
     shape = _shape(x)
+    if 0 in shape:  # no elements: an empty gradient of x's shape
+        return multiply(_expand(g, x, axis, keepdims), unbox_all(x))
     ndim = len(shape)
     reduced = tuple(range(ndim)) if axis is None else axis
     kept = [a for a in range(ndim) if a not in reduced]

@@ -116,11 +116,14 @@ class Summary:
     def __init__(self):
         self._x = 0.0
         self._x2 = 0.0
-        self._n = 0.0
+        self._n = 0
 
     def add(self, value, weight=1) -> None:
-        """Add ``value`` (a number, a 0-dim array or Variable) with ``weight``."""
+        """Add ``value`` (a number, a 0-dim array or Variable) with ``weight``; float values are
+        summed in float64 (as Chainer's sums come out on NumPy 1.x, whatever NumPy runs here)."""
         value, weight = _value(value), _value(weight)
+        if getattr(value, "dtype", None) is not None and value.dtype.kind == "f":
+            value = value.astype(numpy.float64)
         self._x += weight * value
         self._x2 += weight * value * value
         self._n += weight

@@ -677,3 +677,10 @@ def test_max_ties_share_the_gradient():
 def test_astype_to_integer_gives_no_gradient():
     g = fnet.grad(lambda x: ops.sum(ops.astype(ops.astype(x * 3, numpy.int64), numpy.float64) + x))(V)
     assert_same(g, numpy.ones(3))
+
+
+@pytest.mark.parametrize("axis", [None, 2, (0, 2)])
+def test_prod_of_an_empty_array_has_an_empty_gradient(axis):
+    x = numpy.ones((3, 1, 0))
+    g = fnet.grad(lambda x: ops.sum(ops.prod(x, axis=axis, keepdims=True)))(x)
+    assert g.shape == (3, 1, 0)
