@@ -126,7 +126,7 @@ def make_data(case):
     rng = np.random.default_rng([SEED, list(CASES).index(case)])
     if case == "per_op":
         return {"x": rng.standard_normal(PER_OP_SIZE).astype(np.float32)}
-    if case in ("mlp_step", "mlp_adam_step"):
+    if case in ("mlp_step", "mlp_adam_step", "mlp_update"):
         data = _layers(rng, MLP_SIZES)
         data["x"] = rng.standard_normal((MLP_BATCH, MLP_SIZES[0])).astype(np.float32)
         data["t"] = rng.integers(0, MLP_SIZES[-1], MLP_BATCH).astype(np.int32)

@@ -28,6 +28,7 @@ from . import (  # noqa: E402  (the operators are installed before anything uses
     sequential,
     serializer,
     serializers,
+    training,
     utils,
 )
 from . import function_hooks as function_hook  # noqa: E402  (Chainer's module path of FunctionHook)
@@ -103,6 +104,7 @@ __all__ = [
     "sequential",
     "serializer",
     "serializers",
+    "training",
     "utils",
     "variable",
     # variables and functions

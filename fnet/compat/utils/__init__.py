@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections import abc as collections_abc  # Chainer's chainer.utils.collections_abc
 
 import numpy
 
@@ -15,6 +16,7 @@ from ...ops import shape as _shape
 from . import type_check
 
 __all__ = [
+    "collections_abc",
     "type_check",
     "force_array",
     "force_type",
