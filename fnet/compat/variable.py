@@ -707,19 +707,24 @@ def grad(
 ):
     """The gradients of ``outputs`` with respect to ``inputs``, as a list of Variables.
 
-    ``grad_outputs`` default to ones for scalars; ``grad_inputs`` are added to the results;
-    ``set_grad`` also stores them in the inputs' ``.grad_var``.
+    ``grad_outputs`` default to ones (times ``loss_scale``) of each output's shape, as in
+    Chainer; ``grad_inputs`` are added to the results; ``set_grad`` also stores them in the
+    inputs' ``.grad_var``.
     """
+    for name, value in (("outputs", outputs), ("inputs", inputs), ("grad_outputs", grad_outputs)):
+        if value is not None and not isinstance(value, (tuple, list)):
+            raise TypeError(f"chainer.grad: {name} must be a tuple or a list, got {type(value).__name__}")
     outputs, inputs = list(outputs), list(inputs)
     if grad_outputs is None:
         grad_outputs = [None] * len(outputs)
+    elif len(grad_outputs) != len(outputs):
+        raise ValueError(
+            f"chainer.grad: grad_outputs must be as long as outputs, got {len(grad_outputs)} for "
+            f"{len(outputs)} outputs"
+        )
     seeds = []
     for out, g in zip(outputs, grad_outputs):
         if g is None:
-            if out.array.size != 1:
-                raise ValueError(
-                    f"chainer.grad: {out._describe()} is not a scalar, so grad_outputs must be given"
-                )
             g = out.xp.ones_like(out.array)
             if loss_scale is not None:
                 g *= loss_scale

@@ -91,10 +91,14 @@ def test_chainer_grad_of_an_intermediate_and_grad_inputs():
     assert h.grad.tolist() == [13.0]
 
 
-def test_chainer_grad_of_a_non_scalar_needs_grad_outputs():
+def test_chainer_grad_of_a_non_scalar_starts_from_ones_as_in_chainer():
     x = chainer.Variable(f32(1, 2))
-    with pytest.raises(ValueError, match="grad_outputs must be given"):
-        chainer.grad([x * 2], [x])
+    (gx,) = chainer.grad([x * x], [x])
+    numpy.testing.assert_array_equal(gx.array, [2, 4])
+    with pytest.raises(ValueError, match="as long as outputs"):
+        chainer.grad([x * 2], [x], grad_outputs=[None, None])
+    with pytest.raises(TypeError, match="tuple or a list"):
+        chainer.grad(x * 2, [x])
 
 
 def test_backward_of_several_outputs():
