@@ -19,6 +19,7 @@ import numpy
 
 from .. import backend
 from .. import functions as _pure
+from .. import ops as _ops
 from ..autodiff.tracer import Tracer, unbox_all
 from ..errors import InvalidInputError
 from . import configuration
@@ -71,6 +72,7 @@ def lift(pure):
     takes_key = "key" in keyword_only
     returns_extras = [name for name in parameters if name.startswith("return_")]
     label = pure.__name__
+    operands = _MIXED_DTYPES.get(label)
     run = functools.partial(_run, pure)
 
     @functools.wraps(pure)
@@ -84,6 +86,8 @@ def lift(pure):
             kwargs["train"] = configuration.config.train
         if takes_key and "key" not in kwargs and kwargs.get("train", True):
             kwargs["key"] = next_key()
+        if operands is not None:
+            args, kwargs = _common_dtype(label, operands, args, kwargs)
         out = _observe(label, run, args, kwargs) if _observing() else _run(pure, args, kwargs)
         if returns_extras and any(kwargs.get(k) for k in returns_extras):
             return (wrap(out[0]), *(unbox_all(extra) for extra in out[1:]))  # extras stay arrays
@@ -92,6 +96,41 @@ def lift(pure):
     lifted.__module__ = __name__
     lifted.__doc__ = _lifted_doc(pure)
     return lifted
+
+
+# Chainer's connection functions take weights of another float dtype and compute in x's; its
+# products follow NumPy's promotion. fnet's pure functions refuse mixed float dtypes, so the
+# Chainer layer casts first (a recorded cast: each gradient comes back in its operand's dtype).
+# name -> the operands cast, by position and name; the first is x (or None: promote them all).
+_CONNECTIONS = ("linear", "convolution_1d", "convolution_2d", "convolution_3d", "convolution_nd")
+_CONNECTIONS += ("deconvolution_1d", "deconvolution_2d", "deconvolution_3d", "deconvolution_nd")
+_CONNECTIONS += ("depthwise_convolution_2d", "dilated_convolution_2d", "local_convolution_2d")
+_MIXED_DTYPES = {name: ("x", ((1, "W"), (2, "b"))) for name in _CONNECTIONS}
+_MIXED_DTYPES.update({name: (None, ((0, "a"), (1, "b"))) for name in ("matmul", "batch_matmul", "tensordot")})
+
+
+def _common_dtype(label: str, operands, args: list, kwargs: dict):
+    """``args`` and ``kwargs`` with the float operands of ``label`` in one dtype (see above)."""
+    first, others = operands
+    slots = ([(0, first)] if first else []) + list(others)
+    values = [args[i] if i < len(args) else kwargs.get(name) for i, name in slots]
+    dtypes = [getattr(unbox_all(v), "dtype", None) for v in values]
+    floats = {d for d in dtypes if d is not None and d.kind == "f"}
+    if len(floats) < 2:
+        return args, kwargs
+    target = dtypes[0] if first else numpy.result_type(*floats)
+    if target is None or target.kind != "f":
+        return args, kwargs
+    args, kwargs = list(args), dict(kwargs)
+    for (i, name), value, dtype in zip(slots, values, dtypes):
+        if dtype is None or dtype.kind != "f" or dtype == target:
+            continue
+        cast = _ops.astype(value, target)
+        if i < len(args):
+            args[i] = cast
+        else:
+            kwargs[name] = cast
+    return args, kwargs
 
 
 def _lifted_doc(pure) -> str:

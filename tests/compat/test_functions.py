@@ -76,3 +76,22 @@ def test_zero_dim_results_are_arrays_and_extras_stay_arrays():
     assert isinstance(y, chainer.Variable) and type(mask) is numpy.ndarray
     y, r = F.rrelu(x, return_r=True)
     assert type(r) is numpy.ndarray
+
+
+def test_connections_take_weights_of_another_dtype_and_compute_in_x_dtype():
+    x = chainer.Variable(numpy.ones((2, 3), numpy.float32))
+    W = chainer.Variable(numpy.full((4, 3), 0.5, numpy.float16))
+    b = chainer.Variable(numpy.ones(4, numpy.float64))
+    y = F.linear(x, W, b)
+    assert y.dtype == numpy.float32
+    numpy.testing.assert_array_equal(y.array, numpy.full((2, 4), 2.5, numpy.float32))
+    F.sum(y).backward()
+    assert (x.grad.dtype, W.grad.dtype, b.grad.dtype) == (numpy.float32, numpy.float16, numpy.float64)
+    numpy.testing.assert_array_equal(W.grad, numpy.full((4, 3), 2, numpy.float16))
+
+
+def test_products_promote_mixed_dtypes_as_numpy():
+    a = numpy.ones((2, 3), numpy.float16)
+    b = numpy.ones((3, 2), numpy.float64)
+    assert F.matmul(a, b).dtype == numpy.float64
+    assert F.tensordot(a, b, axes=1).dtype == numpy.float64
