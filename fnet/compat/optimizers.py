@@ -213,10 +213,8 @@ class _PureRule(UpdateRule):
             for name, rule in fresh:
                 rule._state = dict(slots[name])
         state = OptimizerState(t, {name: rule._state for name, _, rule in members})
-        updates, new_state = tx.update(grads, state, arrays)
+        new_state = tx.step_in_place(grads, state, arrays)  # Chainer's parameters change in place
         for name, _, rule in members:
-            array = arrays[name]
-            array += updates[name]
             rule._state.update(new_state.slots[name])
             rule.t = t + 1
 

@@ -265,8 +265,9 @@ def _gradient_method(
             slots[leaf.path] = init_slots(p, {**base, **_resolve(leaf.overrides, 0)}) if leaf.enabled else {}
         return OptimizerState(0, slots)
 
-    def run(grads, state, params, fused: bool):
-        name = f"{op}.step" if fused else f"{op}.update"
+    def run(grads, state, params, mode: str):
+        fused = mode != "update"
+        name = f"{op}.{mode}"
         if not isinstance(state, OptimizerState):
             raise InvalidInputError(
                 message(
@@ -303,10 +304,21 @@ def _gradient_method(
             _check_param(name, leaf.path, p)
             _check_grad(name, leaf.path, p, g)
             hp = {**base, **_resolve(leaf.overrides, state.t)} if leaf.overrides else base
+            original = p
             scalar = p.ndim == 0  # the rules write into their fresh arrays: give them 1-d ones
             if scalar:
                 p, g, s = p.reshape(1), g.reshape(1), {k: a.reshape(1) for k, a in s.items()}
             delta, new = kernel(p, g, s, hp, t)
+            if mode == "step_in_place" and delta.dtype == p.dtype:
+                if type(delta) is _Scaled:
+                    _axpy(delta.a, delta.x, p)  # one pass (SGD)
+                else:
+                    p += delta
+                slots[leaf.path] = {k: a.reshape(()) for k, a in new.items()} if scalar else new
+                out.append(p.reshape(()) if scalar else p)
+                continue
+            if type(delta) is _Scaled:
+                delta = delta.x * delta.dtype.type(delta.a)
             if fused:
                 if any(delta is a for a in new.values()):
                     delta = delta + p
@@ -317,14 +329,34 @@ def _gradient_method(
             slots[leaf.path] = new
             if delta.dtype != p.dtype:  # float16 parameters updated in float32 (Adam)
                 delta = delta.astype(p.dtype)
+            if mode == "step_in_place":
+                original[...] = delta
+                delta = original
             out.append(delta)
         return tree.unflatten(structure, out), OptimizerState(t, slots)
 
+    def step_in_place(grads, state, params):
+        return run(grads, state, params, "step_in_place")[1]
+
     return Transform(
         init,
-        lambda grads, state, params=None: run(grads, state, params, False),
-        fused=lambda grads, state, params: run(grads, state, params, True),
+        lambda grads, state, params=None: run(grads, state, params, "update"),
+        fused=lambda grads, state, params: run(grads, state, params, "step"),
+        in_place=step_in_place,
     )
+
+
+@attrs.frozen
+class _Scaled:
+    """A rule's update ``a * x`` not yet computed, so that applying it in place takes one
+    pass (BLAS axpy) instead of two."""
+
+    a: float
+    x: Any
+
+    @property
+    def dtype(self):
+        return self.x.dtype
 
 
 @functools.cache
@@ -379,7 +411,7 @@ def SGD(lr: _Hyper = 0.01, *, per_param: _PerParam = None) -> Transform:
     """
 
     def kernel(p, g, s, hp, t):
-        return g * -hp["lr"], {}
+        return _Scaled(-hp["lr"], g), {}
 
     return _gradient_method("SGD", {"lr": lr}, _no_slots, kernel, per_param)
 

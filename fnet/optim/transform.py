@@ -55,11 +55,14 @@ class Transform:
         update: ``update(grads, state, params) -> (updates, new_state)``.
         fused: optional ``fused(grads, state, params) -> (new_params, new_state)``, equal to
             ``update`` followed by ``apply_updates`` but done in one pass; ``step`` uses it.
+        in_place: optional ``in_place(grads, state, params) -> new_state`` writing the new
+            params into the arrays of ``params``; ``step_in_place`` uses it.
     """
 
     init: Callable[[Any], Any]
     update: Callable[[Any, Any, Any], tuple[Any, Any]]
     fused: Callable[[Any, Any, Any], tuple[Any, Any]] | None = attrs.field(default=None, kw_only=True)
+    in_place: Callable[[Any, Any, Any], Any] | None = attrs.field(default=None, kw_only=True)
 
     def step(self, grads: Any, state: Any, params: Any) -> tuple[Any, Any]:
         """Update and apply: ``(new_params, new_state)``, fused into one pass when possible.
@@ -76,6 +79,28 @@ class Transform:
             return self.fused(grads, state, params)
         updates, state = self.update(grads, state, params)
         return apply_updates(params, updates), state
+
+    def step_in_place(self, grads: Any, state: Any, params: Any) -> Any:
+        """Update and apply by writing into the arrays of ``params``; returns the new state.
+
+        Not pure: for callers that own the parameter buffers (the Chainer layer, whose
+        Parameters are updated in place as Chainer's are). It saves the new arrays, and for
+        SGD a pass (BLAS axpy). Every leaf of ``params`` must be a writeable array.
+
+        >>> import numpy
+        >>> from fnet import optim
+        >>> tx = optim.SGD(lr=0.1)
+        >>> w = numpy.array([1.0])
+        >>> state = tx.step_in_place({"w": numpy.array([2.0])}, tx.init({"w": w}), {"w": w})
+        >>> w, state.t
+        (array([0.8]), 1)
+        """
+        if self.in_place is not None:
+            return self.in_place(grads, state, params)
+        updates, state = self.update(grads, state, params)
+        for p, u in zip(tree.leaves(params), tree.leaves(updates)):
+            p += u
+        return state
 
 
 def _add(p, u):

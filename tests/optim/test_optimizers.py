@@ -272,3 +272,30 @@ def test_state_is_a_pytree_that_checkpoints():
         numpy.testing.assert_array_equal(a, b)
     resumed, original = tx.step(grads, loaded, params)[0], tx.step(grads, state, params)[0]
     assert all(numpy.array_equal(a, b) for a, b in zip(tree.leaves(resumed), tree.leaves(original)))
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("dtype", [numpy.float16, numpy.float32, numpy.float64])
+def test_step_in_place_writes_what_step_returns(name, dtype):
+    tx = getattr(optim, name)(**({"eps": 1e-4} if name == "RMSprop" and dtype == numpy.float16 else {}))
+    params, grads = problem(dtype)
+    owned = copies(params)
+    state, in_place_state = tx.init(params), tx.init(owned)
+    for _ in range(3):
+        params, state = tx.step(grads, state, params)
+        in_place_state = tx.step_in_place(grads, in_place_state, owned)
+    for expected, got in zip(tree.leaves(params), tree.leaves(owned)):
+        numpy.testing.assert_array_equal(got, expected)
+    assert in_place_state.t == state.t
+    for expected, got in zip(tree.leaves(state.slots), tree.leaves(in_place_state.slots)):
+        numpy.testing.assert_array_equal(got, expected)
+
+
+def test_step_in_place_of_a_chain_falls_back_to_update():
+    tx = optim.chain(optim.WeightDecay(0.1), optim.SGD(lr=0.5))
+    params, grads = problem()
+    expected, _ = tx.step(grads, tx.init(params), params)
+    owned = copies(params)
+    tx.step_in_place(grads, tx.init(owned), owned)
+    for e, g in zip(tree.leaves(expected), tree.leaves(owned)):
+        numpy.testing.assert_allclose(g, e, rtol=1e-12)
