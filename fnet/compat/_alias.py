@@ -69,7 +69,9 @@ class _ChainerFinder(importlib.abc.MetaPathFinder):
 
 def install_alias() -> None:
     """Make ``chainer`` and every ``chainer.*`` module name refer to ``fnet.compat`` and its
-    modules, so that Chainer programs run unchanged. Calling it again does nothing.
+    modules, so that Chainer programs run unchanged. Calling it again does nothing. Unless a
+    real ``chainerx`` is installed, ``import chainerx`` finds one whose ``is_available()`` is
+    False, as in a Chainer built without ChainerX.
 
     Raises ``RuntimeError`` if the real Chainer is already imported in this process.
     """
@@ -85,6 +87,8 @@ def install_alias() -> None:
     if not any(isinstance(finder, _ChainerFinder) for finder in sys.meta_path):
         sys.meta_path.insert(0, _ChainerFinder())
     sys.modules[_ALIAS] = compat
+    if "chainerx" not in sys.modules and importlib.util.find_spec("chainerx") is None:
+        sys.modules["chainerx"] = importlib.import_module(f"{_PACKAGE}.chainerx")  # "not available"
     for name, module in list(sys.modules.items()):
         if name.startswith(_PACKAGE + "."):
             sys.modules.setdefault(_ALIAS + name[len(_PACKAGE) :], module)

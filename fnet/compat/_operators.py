@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import numpy
+
+from .. import backend
 from ..ops import elementwise, indexing, linalg
 from .function_hooks import observe, observing
 from .functions import _run, unwrap, wrap
@@ -18,8 +21,15 @@ _BINARY = {
 }
 
 
-def _operand(x):
-    return x._data if isinstance(x, Variable) else unwrap(x)
+def _operand(self: Variable, other):
+    """``other`` as an operand next to ``self``: a raw array takes ``self``'s dtype, as Chainer
+    converts constants (``x + 0.2 * numpy.ones(2)`` stays float32)."""
+    if isinstance(other, Variable):
+        return other._data
+    if backend.is_array(other) and not isinstance(other, numpy.generic):
+        dtype = self.dtype
+        return other if other.dtype == dtype else other.astype(dtype)
+    return unwrap(other)
 
 
 def _call(op, args):
@@ -31,11 +41,11 @@ def _call(op, args):
 
 
 def _binary(op):
-    return lambda self, other: _call(op, (self._data, _operand(other)))
+    return lambda self, other: _call(op, (self._data, _operand(self, other)))
 
 
 def _reflected(op):
-    return lambda self, other: _call(op, (_operand(other), self._data))
+    return lambda self, other: _call(op, (_operand(self, other), self._data))
 
 
 def _unary(op):

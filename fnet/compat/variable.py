@@ -309,6 +309,8 @@ class Variable:
         data = self._data
         if type(data) is not Tracer or type(data.record) is LeafRecord:
             return None
+        if not any(p is not None for p in data.record.parents):  # cut by unchain_backward
+            return None
         return node_of(data.record)
 
     @property

@@ -134,3 +134,12 @@ def test_a_chainer_script_runs_in_a_fresh_process():
     )
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert result.stdout.split() == ["True", "digraph"]
+
+
+def test_chainerx_is_there_and_not_available():
+    import fnet.compat
+
+    fnet.compat.install_alias()
+    import chainerx
+
+    assert chainerx.is_available() is False

@@ -255,3 +255,18 @@ def test_as_variable_and_as_array():
     assert isinstance(v, chainer.Variable) and not v.requires_grad
     assert chainer.as_variable(v) is v
     assert chainer.as_array(v) is a and chainer.as_array(a) is a
+
+
+def test_a_raw_array_operand_takes_the_variable_dtype_as_in_chainer():
+    x = chainer.Variable(f32(1, 2))
+    assert (x + 0.5 * numpy.ones(2)).dtype == numpy.float32
+    assert (numpy.ones(2) - x).dtype == numpy.float32
+    assert (x * numpy.arange(2)).dtype == numpy.float32
+
+
+def test_unchain_backward_leaves_no_creator_behind():
+    x = chainer.Variable(f32(2))
+    h1 = x * 2
+    h2 = h1 * 3
+    h2.unchain_backward()
+    assert h2.creator is None and h1.creator is None
