@@ -9,8 +9,8 @@ from __future__ import annotations
 import functools
 import inspect
 
-from ..data import datasets as _data
-from ..data.datasets import (
+from ...data import datasets as _data
+from ...data.datasets import (
     ConcatenatedDataset,
     DictDataset,
     PickleDataset,
@@ -32,7 +32,7 @@ from ..data.datasets import (
     split_dataset_n_random,
     split_dataset_random,
 )
-from . import configuration
+from .. import configuration
 
 __all__ = [
     "DictDataset",
