@@ -23,7 +23,6 @@ from __future__ import annotations
 import collections
 import sys
 import threading
-import time
 import warnings
 
 import numpy
@@ -32,6 +31,7 @@ from .. import backend as _core_backend
 from ..autodiff.primitive import Primitive, take_output
 from ..autodiff.tracer import Tracer, grad_enabled, unbox_all
 from . import configuration
+from ._timer import NestedCallTimer
 from .variable import Variable
 
 __all__ = [
@@ -332,7 +332,7 @@ def _check_unit(where: str, unit: str, allowed) -> None:
         raise KeyError(f"{where}: unit must be one of {choices}, got {unit!r}")
 
 
-class TimerHook(FunctionHook):
+class TimerHook(FunctionHook, NestedCallTimer):
     """Measures the time each function takes in forward and backward.
 
     ``call_history`` holds ``(function name, seconds)`` pairs; ``total_time()`` sums the
@@ -349,7 +349,6 @@ class TimerHook(FunctionHook):
     """
 
     name = "TimerHook"
-    table = {"sec": 1, "ms": 10**3, "us": 10**6, "ns": 10**9}
 
     def __init__(self):
         self.call_history: list = []
@@ -357,41 +356,17 @@ class TimerHook(FunctionHook):
         self._depth = 0
         self._total_time = 0.0
 
-    def _preprocess(self, arrays) -> None:
-        xp = _core_backend.xp(*arrays)
-        if xp is numpy:
-            self._running_stack.append((xp, time.perf_counter()))
-        else:
-            start, stop = xp.cuda.Event(), xp.cuda.Event()
-            start.record()
-            self._running_stack.append((xp, (start, stop)))
-        self._depth += 1
-
-    def _postprocess(self, function) -> None:
-        xp, started = self._running_stack.pop()
-        if xp is numpy:
-            elapsed = time.perf_counter() - started
-        else:
-            start, stop = started
-            stop.record()
-            stop.synchronize()
-            elapsed = xp.cuda.get_elapsed_time(start, stop) / 1000
-        self.call_history.append((_function_name(function), elapsed))
-        self._depth -= 1
-        if self._depth == 0:
-            self._total_time += elapsed
-
     def forward_preprocess(self, function, in_data) -> None:
-        self._preprocess(in_data)
+        self._start_timing(_core_backend.xp(*in_data))
 
     def backward_preprocess(self, function, in_data, out_grad) -> None:
-        self._preprocess(in_data + out_grad)
+        self._start_timing(_core_backend.xp(*(in_data + out_grad)))
 
     def forward_postprocess(self, function, in_data) -> None:
-        self._postprocess(function)
+        self._stop_timing(_function_name(function))
 
     def backward_postprocess(self, function, in_data, out_grad) -> None:
-        self._postprocess(function)
+        self._stop_timing(_function_name(function))
 
     def total_time(self) -> float:
         """The seconds spent in the outermost hooked calls (nested calls are not counted twice)."""
@@ -400,15 +375,6 @@ class TimerHook(FunctionHook):
     def summary(self) -> dict:
         """Per function name: ``{'elapsed_time': seconds, 'occurrence': calls}``."""
         return _summarize(self.call_history, ("elapsed_time",))
-
-    @staticmethod
-    def _choose_unit(seconds: float) -> tuple[float, str]:
-        factor = 1.0
-        for unit in ("sec", "ms", "us"):
-            if seconds * factor >= 1:
-                return factor, unit
-            factor *= 1000.0
-        return factor, "ns"
 
     def print_report(self, unit: str = "auto", file=sys.stdout) -> None:
         """Print the time per function name: ``unit`` is 'sec', 'ms', 'us', 'ns', 'auto' (one

@@ -55,7 +55,30 @@ def _is_array(x) -> bool:
     return isinstance(x, numpy.ndarray) or backend.is_array(x)
 
 
-class FunctionNode:
+def _on_gpu(inputs) -> bool:
+    """Whether an array of ``inputs`` is not a NumPy array (so the ``*_gpu`` method runs)."""
+    return any(backend.xp(x) is not numpy for x in inputs if _is_array(x))
+
+
+class _ForwardByDevice:
+    """``forward`` running ``forward_cpu`` or ``forward_gpu`` (what FunctionNode and Function
+    share); a subclass defines either ``forward`` or those two."""
+
+    def forward(self, inputs):
+        """The outputs (a tuple of arrays) for the input arrays; by default ``forward_cpu`` or
+        ``forward_gpu`` by the inputs' array module."""
+        if _on_gpu(inputs):
+            return self.forward_gpu(inputs)
+        return self.forward_cpu(inputs)
+
+    def forward_cpu(self, inputs):
+        raise NotImplementedError(f"{type(self).__name__} defines neither forward nor forward_cpu")
+
+    def forward_gpu(self, inputs):
+        raise NotImplementedError(f"{type(self).__name__} defines neither forward nor forward_gpu")
+
+
+class FunctionNode(_ForwardByDevice):
     """A function with a hand-written ``backward``, as in Chainer's new-style functions.
 
     Subclasses define ``forward(inputs)`` (or ``forward_cpu``/``forward_gpu``) on arrays,
@@ -78,19 +101,6 @@ class FunctionNode:
     # -- what subclasses define -----------------------------------------------------------
     def check_type_forward(self, in_types) -> None:
         """Check the types of the inputs with ``utils.type_check.expect`` (nothing by default)."""
-
-    def forward(self, inputs):
-        """The outputs (a tuple of arrays) for the input arrays; by default ``forward_cpu`` or
-        ``forward_gpu`` by the inputs' array module."""
-        if any(backend.xp(x) is not numpy for x in inputs if _is_array(x)):
-            return self.forward_gpu(inputs)
-        return self.forward_cpu(inputs)
-
-    def forward_cpu(self, inputs):
-        raise NotImplementedError(f"{type(self).__name__} defines neither forward nor forward_cpu")
-
-    def forward_gpu(self, inputs):
-        raise NotImplementedError(f"{type(self).__name__} defines neither forward nor forward_gpu")
 
     def backward(self, target_input_indexes, grad_outputs):
         """The gradients of the inputs in ``target_input_indexes`` (Variables); none by default."""
@@ -312,7 +322,7 @@ class FunctionAdapter(FunctionNode):
         )
 
 
-class Function:
+class Function(_ForwardByDevice):
     """An old-style function: ``forward`` and ``backward`` both work on tuples of arrays.
 
     Calling it returns a Variable (or a tuple of them for several outputs). Its backward is
@@ -357,19 +367,8 @@ class Function:
     def check_type_forward(self, in_types) -> None:
         """Check the input types (nothing by default)."""
 
-    def forward(self, inputs):
-        if any(backend.xp(x) is not numpy for x in inputs if _is_array(x)):
-            return self.forward_gpu(inputs)
-        return self.forward_cpu(inputs)
-
-    def forward_cpu(self, inputs):
-        raise NotImplementedError(f"{type(self).__name__} defines neither forward nor forward_cpu")
-
-    def forward_gpu(self, inputs):
-        raise NotImplementedError(f"{type(self).__name__} defines neither forward nor forward_gpu")
-
     def backward(self, inputs, grad_outputs):
-        if any(backend.xp(x) is not numpy for x in inputs if _is_array(x)):
+        if _on_gpu(inputs):
             return self.backward_gpu(inputs, grad_outputs)
         return self.backward_cpu(inputs, grad_outputs)
 

@@ -455,40 +455,43 @@ class AMSGrad(Adam):
         super().__init__(alpha, beta1, beta2, eps, eta, amsgrad=True)
 
 
-class AdaBound(Adam):
+class _BoundedAdam(Adam):
+    """AdaBound and AMSBound: Adam with its step size clipped to bounds converging to
+    ``final_lr``; ``_amsgrad`` says whether the second moment is its running maximum."""
+
+    _amsgrad = False
+
+    def __init__(
+        self,
+        alpha: float = 0.001,
+        beta1: float = 0.9,
+        beta2: float = 0.999,
+        final_lr: float = 0.1,
+        gamma: float = 1e-3,
+        eps: float = 1e-8,
+        eta: float = 1.0,
+    ):
+        super().__init__(
+            alpha,
+            beta1,
+            beta2,
+            eps,
+            eta,
+            amsgrad=self._amsgrad,
+            adabound=True,
+            final_lr=final_lr,
+            gamma=gamma,
+        )
+
+
+class AdaBound(_BoundedAdam):
     """Adam whose step size is clipped to bounds converging to ``final_lr`` (``Adam(adabound=True)``)."""
 
-    def __init__(
-        self,
-        alpha: float = 0.001,
-        beta1: float = 0.9,
-        beta2: float = 0.999,
-        final_lr: float = 0.1,
-        gamma: float = 1e-3,
-        eps: float = 1e-8,
-        eta: float = 1.0,
-    ):
-        super().__init__(
-            alpha, beta1, beta2, eps, eta, amsgrad=False, adabound=True, final_lr=final_lr, gamma=gamma
-        )
 
-
-class AMSBound(Adam):
+class AMSBound(_BoundedAdam):
     """AdaBound with AMSGrad's running maximum (``Adam(amsgrad=True, adabound=True)``)."""
 
-    def __init__(
-        self,
-        alpha: float = 0.001,
-        beta1: float = 0.9,
-        beta2: float = 0.999,
-        final_lr: float = 0.1,
-        gamma: float = 1e-3,
-        eps: float = 1e-8,
-        eta: float = 1.0,
-    ):
-        super().__init__(
-            alpha, beta1, beta2, eps, eta, amsgrad=True, adabound=True, final_lr=final_lr, gamma=gamma
-        )
+    _amsgrad = True
 
 
 class RMSprop(_PureGradientMethod, rule=RMSpropRule):

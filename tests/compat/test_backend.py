@@ -6,10 +6,8 @@ on a machine without CuPy and iDeep; the GPU tests run where CuPy sees a device.
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import json
-import pathlib
 import types
 
 import numpy
@@ -21,7 +19,8 @@ from fnet.compat import backend, backends
 from fnet.compat.backends import cuda, intel64
 from fnet.compat.runtime_info import print_runtime_info
 
-GOLDEN = pathlib.Path(__file__).resolve().parents[1] / "golden"
+from .._scripts import GOLDEN, load_golden
+
 needs_no_cupy = pytest.mark.skipif(fnet.backend.cupy_available(), reason="checks the CPU-only behaviour")
 
 
@@ -41,9 +40,7 @@ def _chainer_namespace():
 
 @needs_no_cupy
 def test_calls_match_chainer_without_cupy():
-    spec = importlib.util.spec_from_file_location("make_backend", GOLDEN / "make_backend.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_golden("make_backend")
     expected = json.loads((GOLDEN / "backend.json").read_text())
     got = json.loads(json.dumps(module.outcomes(_chainer_namespace())))
     assert sorted(got) == sorted(expected)

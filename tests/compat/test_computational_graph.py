@@ -4,9 +4,7 @@ primitives."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import pathlib
 import re
 import shutil
 import subprocess
@@ -19,17 +17,13 @@ import fnet.compat.computational_graph as c
 from fnet.compat import functions as F
 from fnet.compat.function_hooks import TimerHook
 
-GOLDEN = pathlib.Path(__file__).resolve().parents[1] / "golden"
+from .._scripts import GOLDEN, load_golden
 
 
 @pytest.fixture(scope="module")
 def golden():
-    spec = importlib.util.spec_from_file_location(
-        "make_computational_graph", GOLDEN / "make_computational_graph.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module, json.loads((GOLDEN / "computational_graph.json").read_text())
+    expected = json.loads((GOLDEN / "computational_graph.json").read_text())
+    return load_golden("make_computational_graph"), expected
 
 
 def test_graphs_of_user_functions_match_chainer(golden):

@@ -6,10 +6,8 @@ The order of the callbacks for user-defined functions and the tables of ``TimerH
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import json
-import pathlib
 import re
 import threading
 
@@ -22,19 +20,12 @@ from fnet.compat import function_hooks
 from fnet.compat import functions as F
 from fnet.compat.function_hooks import FunctionHook, PrintHook, TimerHook
 
-GOLDEN = pathlib.Path(__file__).resolve().parents[1] / "golden"
-
-
-def _golden_module():
-    spec = importlib.util.spec_from_file_location("make_function_hooks", GOLDEN / "make_function_hooks.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from .._scripts import GOLDEN, load_golden
 
 
 @pytest.fixture(scope="module")
 def golden():
-    return _golden_module(), json.loads((GOLDEN / "function_hooks.json").read_text())
+    return load_golden("make_function_hooks"), json.loads((GOLDEN / "function_hooks.json").read_text())
 
 
 def as_json(value):

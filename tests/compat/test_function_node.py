@@ -6,21 +6,11 @@ import pytest
 import fnet.compat as chainer
 from fnet.compat import functions as F
 
+from .user_functions import MulAdd, MulAddOld
+
 
 def rand(*shape, seed=0):
     return numpy.random.RandomState(seed).uniform(-1, 1, shape)
-
-
-class MulAdd(chainer.FunctionNode):
-    def forward_cpu(self, inputs):
-        self.retain_inputs((0, 1))
-        x, y, z = inputs
-        return (x * y + z,)
-
-    def backward(self, target_input_indexes, grad_outputs):
-        x, y = self.get_retained_inputs()
-        (gw,) = grad_outputs
-        return y * gw, x * gw, gw
 
 
 class ExpAndSquare(chainer.FunctionNode):
@@ -130,16 +120,6 @@ def test_wrong_gradient_shape_is_reported():
 
 
 def test_old_style_function():
-    class MulAddOld(chainer.Function):
-        def forward_cpu(self, inputs):
-            x, y, z = inputs
-            return (x * y + z,)
-
-        def backward_cpu(self, inputs, grad_outputs):
-            x, y, z = inputs
-            (gw,) = grad_outputs
-            return y * gw, x * gw, gw
-
     x, y, z = (chainer.Variable(rand(3, seed=s)) for s in range(3))
     f = MulAddOld()
     w = f(x, y, z)

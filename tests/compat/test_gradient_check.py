@@ -1,9 +1,7 @@
 """chainer.gradient_check on the Chainer layer: numerical gradients and checks of backward passes,
 with values and failure reports compared with Chainer 7.8.1's (golden data)."""
 
-import importlib.util
 import json
-import pathlib
 import re
 
 import numpy
@@ -13,35 +11,16 @@ import fnet.compat as chainer
 from fnet.compat import functions as F
 from fnet.compat import gradient_check
 
-GOLDEN_DIR = pathlib.Path(__file__).parents[1] / "golden"
+from .._scripts import GOLDEN as GOLDEN_DIR
+from .._scripts import load_golden
+from .user_functions import MulAddOld, muladd
+
 GOLDEN = json.loads((GOLDEN_DIR / "compat_gradient_check.json").read_text())
-_spec = importlib.util.spec_from_file_location(
-    "make_compat_gradient_check", GOLDEN_DIR / "make_compat_gradient_check.py"
-)
-CASES = importlib.util.module_from_spec(_spec)  # the cases and their inputs, shared with the golden script
-_spec.loader.exec_module(CASES)
+CASES = load_golden("make_compat_gradient_check")  # the cases and their inputs, shared with the golden script
 
 
 def rand(*shape, seed=0, dtype=numpy.float64):
     return numpy.random.RandomState(seed).uniform(-1, 1, shape).astype(dtype)
-
-
-class MulAdd(chainer.FunctionNode):
-    """The guide's ``x * y + z``."""
-
-    def forward(self, inputs):
-        self.retain_inputs((0, 1))
-        x, y, z = inputs
-        return (x * y + z,)
-
-    def backward(self, target_input_indexes, grad_outputs):
-        x, y = self.get_retained_inputs()
-        (gw,) = grad_outputs
-        return y * gw, x * gw, gw
-
-
-def muladd(x, y, z):
-    return MulAdd().apply((x, y, z))[0]
 
 
 # -- numerical_grad ---------------------------------------------------------------------------------
@@ -134,18 +113,8 @@ def test_check_backward_passes_on_correct_functions():
 
 
 def test_check_backward_on_an_old_style_function():
-    class OldMulAdd(chainer.Function):
-        def forward_cpu(self, inputs):
-            x, y, z = inputs
-            return (x * y + z,)
-
-        def backward_cpu(self, inputs, grad_outputs):
-            x, y, _ = inputs
-            (gw,) = grad_outputs
-            return y * gw, x * gw, gw
-
     x, y, z, gw = (rand(3, 2, seed=s) for s in range(4))
-    gradient_check.check_backward(lambda *a: OldMulAdd()(*a), (x, y, z), gw)
+    gradient_check.check_backward(lambda *a: MulAddOld()(*a), (x, y, z), gw)
 
 
 def test_check_backward_checks_parameters_and_restores_them():

@@ -9,28 +9,19 @@ same file, and must match every loss to rtol 1e-5 (float64) / 1e-4 (float32).
 
 from __future__ import annotations
 
-import importlib.util
-import pathlib
-
 import numpy
 import pytest
 
 import fnet.compat
 
-GOLDEN = pathlib.Path(__file__).resolve().parents[1] / "golden"
+from .._scripts import GOLDEN, load_golden
+
 INIT = GOLDEN / "compat_parity_init.npz"
 LOSSES = GOLDEN / "compat_parity_losses.npz"
 RTOL = {"float32": 1e-4, "float64": 1e-5}
 
 
-def _load_script():
-    spec = importlib.util.spec_from_file_location("parity_script", GOLDEN / "parity_script.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-script = _load_script()
+script = load_golden("parity_script")
 
 
 @pytest.mark.parametrize("case", script.CASES, ids=lambda case: script.case_name(*case))

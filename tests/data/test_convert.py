@@ -4,9 +4,7 @@
 from __future__ import annotations
 
 import collections
-import importlib.util
 import json
-import pathlib
 
 import numpy
 import pytest
@@ -16,13 +14,11 @@ import fnet.compat.backend
 from fnet.data import convert
 from fnet.data.convert import Converter, concat_examples, concat_examples_func, converter, to_device
 
-GOLDEN = pathlib.Path(__file__).resolve().parents[1] / "golden"
+from .._scripts import GOLDEN, load_golden
 
 
 def test_matches_chainer():
-    spec = importlib.util.spec_from_file_location("make_iterators", GOLDEN / "make_iterators.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_golden("make_iterators")
     expected = json.loads((GOLDEN / "iterators.json").read_text())["convert"]
     assert json.loads(json.dumps(module.convert_cases(convert))) == expected
 

@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import copy
-import importlib.util
 import json
 import multiprocessing
 import os
@@ -32,7 +31,8 @@ from fnet.data.iterators import (
     ShuffleOrderSampler,
 )
 
-GOLDEN = pathlib.Path(__file__).resolve().parents[1] / "golden"
+from .._scripts import GOLDEN, load_golden
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 KINDS = ("SerialIterator", "MultithreadIterator", "MultiprocessIterator")
 linux_only = pytest.mark.skipif(sys.platform != "linux", reason="reads process states from /proc")
@@ -40,9 +40,7 @@ linux_only = pytest.mark.skipif(sys.platform != "linux", reason="reads process s
 
 @pytest.fixture(scope="module")
 def golden():
-    spec = importlib.util.spec_from_file_location("make_iterators", GOLDEN / "make_iterators.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_golden("make_iterators")
     got = json.loads(json.dumps(module.iterator_runs(iterators)))
     return got, json.loads((GOLDEN / "iterators.json").read_text())["iterators"]
 

@@ -6,7 +6,6 @@ parameters, snapshot keys) is compared with Chainer 7.8.1 (``tests/golden/make_t
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import pathlib
 
@@ -30,14 +29,7 @@ from fnet.training import (
 from fnet.training.triggers import ManualScheduleTrigger, OnceTrigger
 from fnet.training.updaters import StandardUpdater
 
-GOLDEN = pathlib.Path(__file__).resolve().parents[1] / "golden"
-
-
-def _golden_module():
-    spec = importlib.util.spec_from_file_location("make_training", GOLDEN / "make_training.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from .._scripts import GOLDEN, load_golden
 
 
 class CountingUpdater:
@@ -318,7 +310,7 @@ def test_once_trigger_runs_an_extension_once(tmp_path):
 
 
 def _classifier_trainer(out, stop=(2, "epoch"), shuffle=False):
-    make = _golden_module()
+    make = load_golden("make_training")
     model = make.make_model(chainer)
     optimizer = optimizers.MomentumSGD(lr=0.1)
     optimizer.setup(model)
@@ -347,7 +339,7 @@ def test_compat_trainer_reports_variables_without_their_graph(tmp_path):
 
 @pytest.mark.parametrize("kind", ["standard", "parallel"])
 def test_training_matches_chainer(kind):
-    make = _golden_module()
+    make = load_golden("make_training")
     want = json.loads((GOLDEN / "training.json").read_text())[kind]
     got = make.training_run(chainer, kind)
     assert got["calls"] == want["calls"]

@@ -3,9 +3,7 @@ exact resumes from their serialized state, and their errors."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import pathlib
 import warnings
 
 import numpy
@@ -26,17 +24,9 @@ from fnet.training.triggers import (
     get_trigger,
 )
 
-GOLDEN = pathlib.Path(__file__).resolve().parents[1] / "golden"
+from .._scripts import GOLDEN, load_golden
 
-
-def _golden_module():
-    spec = importlib.util.spec_from_file_location("make_training", GOLDEN / "make_training.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-make = _golden_module()
+make = load_golden("make_training")
 GOLDEN_RUNS = json.loads((GOLDEN / "training.json").read_text())["triggers"]
 
 

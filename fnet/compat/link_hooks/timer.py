@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import sys
-import time
 
 import numpy
 
+from .._timer import NestedCallTimer
 from .link_hook import ForwardPostprocessCallbackArgs, ForwardPreprocessCallbackArgs, LinkHook
 
 __all__ = ["TimerHook"]
 
 
-class TimerHook(LinkHook):
+class TimerHook(LinkHook, NestedCallTimer):
     """Records the time of every link ``forward`` call (in seconds, by link class name).
 
     ``call_history`` lists ``(link class name, seconds)`` pairs; ``total_time()`` sums the
@@ -27,7 +27,6 @@ class TimerHook(LinkHook):
     """
 
     name = "TimerHook"
-    table = {"sec": 1, "ms": 10**3, "us": 10**6, "ns": 10**9}
 
     def __init__(self) -> None:
         self.call_history: list[tuple[str, float]] = []
@@ -38,26 +37,10 @@ class TimerHook(LinkHook):
 
     def forward_preprocess(self, args: ForwardPreprocessCallbackArgs) -> None:
         self.xp = args.link.xp
-        if self.xp is numpy:
-            self._running_stack.append(time.perf_counter())
-        else:
-            start, stop = self.xp.cuda.Event(), self.xp.cuda.Event()
-            start.record()
-            self._running_stack.append((start, stop))
-        self._depth += 1
+        self._start_timing(self.xp)
 
     def forward_postprocess(self, args: ForwardPostprocessCallbackArgs) -> None:
-        if self.xp is numpy:
-            elapsed = time.perf_counter() - self._running_stack.pop()
-        else:
-            start, stop = self._running_stack.pop()
-            stop.record()
-            stop.synchronize()
-            elapsed = self.xp.cuda.get_elapsed_time(start, stop) / 1000  # given in milliseconds
-        self.call_history.append((type(args.link).__name__, elapsed))
-        self._depth -= 1
-        if self._depth == 0:
-            self._total_time += elapsed
+        self._stop_timing(type(args.link).__name__)
 
     def total_time(self) -> float:
         """The time spent in the outermost link calls, in seconds."""
@@ -71,16 +54,6 @@ class TimerHook(LinkHook):
             record["elapsed_time"] += elapsed
             record["occurrence"] += 1
         return summary
-
-    @staticmethod
-    def _choose_unit(second: float) -> tuple[float, str]:
-        """The largest unit in which ``second`` is at least 1, with its factor."""
-        factor = 1.0
-        for unit in ("sec", "ms", "us"):
-            if second * factor >= 1:
-                return factor, unit
-            factor *= 1000.0
-        return factor, "ns"
 
     def print_report(self, unit: str = "auto", file=None) -> None:
         """Print a table of the summary: LinkName, ElapsedTime and Occurrence columns.

@@ -292,6 +292,17 @@ class _Convolution(SpecLink):
     b = None
 
 
+class _Convolution2D(_Convolution):
+    """The 2-D convolutions with output channels and dilation (Convolution2D, Deconvolution2D,
+    DilatedConvolution2D): their sizes shown as Chainer's 2-D links keep them."""
+
+    out_channels = _OUT_CHANNELS
+    stride = _pair_attribute("stride")
+    pad = _pair_attribute("pad")
+    dilate = _pair_attribute("dilate")
+    ksize = _KSIZE
+
+
 class ConvolutionND(_Convolution):
     """N-dimensional convolution, Chainer's ``L.ConvolutionND(ndim, in_channels, out_channels,
     ksize=None, stride=1, pad=0, nobias=False, initialW=None, initial_bias=None,
@@ -357,7 +368,7 @@ class Convolution3D(ConvolutionND):
     __init__ = spec_constructor(nn.Convolution3D, "initialW", "initial_bias")
 
 
-class Convolution2D(_Convolution):
+class Convolution2D(_Convolution2D):
     """2-D convolution, Chainer's ``L.Convolution2D(in_channels, out_channels, ksize=None,
     stride=1, pad=0, nobias=False, initialW=None, initial_bias=None, *, dilate=1, groups=1)``:
     ``W`` ``(out_channels, in_channels / groups, kh, kw)`` (LeCun normal), ``b`` zeros;
@@ -365,12 +376,7 @@ class Convolution2D(_Convolution):
 
     spec_type = nn.Convolution2D
     __init__ = spec_constructor(nn.Convolution2D, "initialW", "initial_bias", retired=_DETERMINISTIC)
-    out_channels = _OUT_CHANNELS
-    stride = _pair_attribute("stride")
-    pad = _pair_attribute("pad")
-    dilate = _pair_attribute("dilate")
     in_channels = _IN_CHANNELS
-    ksize = _KSIZE
     groups = _GROUPS
 
     @property
@@ -439,7 +445,7 @@ class Deconvolution3D(DeconvolutionND):
     __init__ = spec_constructor(nn.Deconvolution3D, "initialW", "initial_bias")
 
 
-class Deconvolution2D(_Convolution):
+class Deconvolution2D(_Convolution2D):
     """2-D deconvolution, Chainer's ``L.Deconvolution2D(in_channels, out_channels, ksize=None,
     stride=1, pad=0, nobias=False, outsize=None, initialW=None, initial_bias=None, *, dilate=1,
     groups=1)``: ``W`` ``(in_channels, out_channels / groups, kh, kw)``;
@@ -447,11 +453,6 @@ class Deconvolution2D(_Convolution):
 
     spec_type = nn.Deconvolution2D
     __init__ = spec_constructor(nn.Deconvolution2D, "initialW", "initial_bias", retired=_DETERMINISTIC)
-    out_channels = _OUT_CHANNELS
-    stride = _pair_attribute("stride")
-    pad = _pair_attribute("pad")
-    dilate = _pair_attribute("dilate")
-    ksize = _KSIZE
     groups = _GROUPS
     outsize = spec_view(
         lambda s: s.outsize or (None, None), "The output size, ``(None, None)`` when computed."
@@ -473,17 +474,12 @@ class DepthwiseConvolution2D(_Convolution):
     nobias = _NOBIAS
 
 
-class DilatedConvolution2D(_Convolution):
+class DilatedConvolution2D(_Convolution2D):
     """Dilated convolution, Chainer's ``L.DilatedConvolution2D(in_channels, out_channels,
     ksize=None, stride=1, pad=0, dilate=1, nobias=False, initialW=None, initial_bias=None)``."""
 
     spec_type = nn.DilatedConvolution2D
     __init__ = spec_constructor(nn.DilatedConvolution2D, "initialW", "initial_bias")
-    out_channels = _OUT_CHANNELS
-    stride = _pair_attribute("stride")
-    pad = _pair_attribute("pad")
-    dilate = _pair_attribute("dilate")
-    ksize = _KSIZE
 
 
 class LocalConvolution2D(_Convolution):

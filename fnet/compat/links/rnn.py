@@ -254,6 +254,17 @@ class _NStep(SpecLink, ChainList):
     out_size = spec_attribute("out_size", "The size of the hidden state.")
     dropout = spec_attribute("dropout", "The dropout ratio between the layers.", settable=True)
 
+    def __init_subclass__(cls, **kwargs):
+        """A subclass naming its ``spec_type`` gets that spec's constructor, its number of
+        weight matrices per layer (``n_weights``) and its directions (``use_bi_direction``)."""
+        super().__init_subclass__(**kwargs)
+        spec_type = cls.__dict__.get("spec_type")
+        if spec_type is not None:
+            if "__init__" not in cls.__dict__:
+                cls.__init__ = _nstep_constructor(spec_type)
+            cls.n_weights = spec_type._n_weights
+            cls.use_bi_direction = spec_type._directions == 2
+
     @property
     def direction(self) -> int:
         """2 for the bidirectional stacks, 1 otherwise."""
@@ -287,7 +298,6 @@ class _NStep(SpecLink, ChainList):
 class _NStepCellState(_NStep):
     """The NStep LSTMs: a cell state besides the hidden state."""
 
-    n_weights = 8
     n_cells = 2
 
     def forward(self, hx, cx, xs, **kwargs: Any) -> tuple:
@@ -301,7 +311,6 @@ class NStepLSTM(_NStepCellState):
     initialW=None, initial_bias=None)``: ``forward(hx, cx, xs) -> (hy, cy, ys)``."""
 
     spec_type = nn.NStepLSTM
-    __init__ = _nstep_constructor(nn.NStepLSTM)
 
 
 class NStepBiLSTM(_NStepCellState):
@@ -309,8 +318,6 @@ class NStepBiLSTM(_NStepCellState):
     dropout, *, initialW=None, initial_bias=None)``: ``ys[i]`` holds both directions."""
 
     spec_type = nn.NStepBiLSTM
-    __init__ = _nstep_constructor(nn.NStepBiLSTM)
-    use_bi_direction = True
 
 
 class NStepGRU(_NStep):
@@ -318,8 +325,6 @@ class NStepGRU(_NStep):
     initialW=None, initial_bias=None)``: ``forward(hx, xs) -> (hy, ys)``."""
 
     spec_type = nn.NStepGRU
-    __init__ = _nstep_constructor(nn.NStepGRU)
-    n_weights = 6
 
 
 class NStepBiGRU(_NStep):
@@ -327,9 +332,6 @@ class NStepBiGRU(_NStep):
     *, initialW=None, initial_bias=None)``."""
 
     spec_type = nn.NStepBiGRU
-    __init__ = _nstep_constructor(nn.NStepBiGRU)
-    n_weights = 6
-    use_bi_direction = True
 
 
 class NStepRNNTanh(_NStep):
@@ -337,8 +339,6 @@ class NStepRNNTanh(_NStep):
     dropout, *, initialW=None, initial_bias=None)``."""
 
     spec_type = nn.NStepRNNTanh
-    __init__ = _nstep_constructor(nn.NStepRNNTanh)
-    n_weights = 2
 
 
 class NStepRNNReLU(_NStep):
@@ -346,8 +346,6 @@ class NStepRNNReLU(_NStep):
     dropout, *, initialW=None, initial_bias=None)``."""
 
     spec_type = nn.NStepRNNReLU
-    __init__ = _nstep_constructor(nn.NStepRNNReLU)
-    n_weights = 2
 
 
 class NStepBiRNNTanh(_NStep):
@@ -355,9 +353,6 @@ class NStepBiRNNTanh(_NStep):
     dropout, *, initialW=None, initial_bias=None)``."""
 
     spec_type = nn.NStepBiRNNTanh
-    __init__ = _nstep_constructor(nn.NStepBiRNNTanh)
-    n_weights = 2
-    use_bi_direction = True
 
 
 class NStepBiRNNReLU(_NStep):
@@ -365,6 +360,3 @@ class NStepBiRNNReLU(_NStep):
     dropout, *, initialW=None, initial_bias=None)``."""
 
     spec_type = nn.NStepBiRNNReLU
-    __init__ = _nstep_constructor(nn.NStepBiRNNReLU)
-    n_weights = 2
-    use_bi_direction = True

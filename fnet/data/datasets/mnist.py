@@ -113,14 +113,29 @@ def _get(op, directory, base_url, withlabel, ndim, scale, dtype, label_dtype, rg
     return tuple(splits)
 
 
-def get_mnist(
-    withlabel: bool = True,
-    ndim: int = 1,
-    scale: float = 1.0,
-    dtype=None,
-    label_dtype=numpy.int32,
-    rgb_format: bool = False,
-):
+def _loader(name: str, directory: str, base_url: str, doc: str):
+    """The public loader ``name`` of the MNIST-format dataset cached under ``directory`` and
+    downloaded from ``base_url``: ``get_mnist``'s signature, ``doc`` as its docstring."""
+
+    def load(
+        withlabel: bool = True,
+        ndim: int = 1,
+        scale: float = 1.0,
+        dtype=None,
+        label_dtype=numpy.int32,
+        rgb_format: bool = False,
+    ):
+        return _get(name, directory, base_url, withlabel, ndim, scale, dtype, label_dtype, rgb_format)
+
+    load.__name__ = load.__qualname__ = name
+    load.__doc__ = doc
+    return load
+
+
+get_mnist = _loader(
+    "get_mnist",
+    "pfnet/chainer/mnist",
+    _MNIST_URL,
     """The MNIST handwritten digits: ``(train, test)``, 60000 and 10000 examples.
 
     Args:
@@ -132,33 +147,16 @@ def get_mnist(
             ``chainer.config.dtype``).
         label_dtype: the labels' dtype.
         rgb_format: with ``ndim == 3``, repeat the channel to make ``(3, 28, 28)`` images.
-    """
-    return _get(
-        "get_mnist", "pfnet/chainer/mnist", _MNIST_URL, withlabel, ndim, scale, dtype, label_dtype, rgb_format
-    )
+    """,
+)
 
-
-def get_fashion_mnist(
-    withlabel: bool = True,
-    ndim: int = 1,
-    scale: float = 1.0,
-    dtype=None,
-    label_dtype=numpy.int32,
-    rgb_format: bool = False,
-):
+get_fashion_mnist = _loader(
+    "get_fashion_mnist",
+    "pfnet/chainer/fashion-mnist",
+    _FASHION_URL,
     """Fashion-MNIST (Zalando's greyscale images of clothes): ``(train, test)``, with the
-    arguments of ``get_mnist``; ``get_fashion_mnist_labels()`` names the classes."""
-    return _get(
-        "get_fashion_mnist",
-        "pfnet/chainer/fashion-mnist",
-        _FASHION_URL,
-        withlabel,
-        ndim,
-        scale,
-        dtype,
-        label_dtype,
-        rgb_format,
-    )
+    arguments of ``get_mnist``; ``get_fashion_mnist_labels()`` names the classes.""",
+)
 
 
 def get_fashion_mnist_labels() -> list[str]:
@@ -170,27 +168,13 @@ def get_fashion_mnist_labels() -> list[str]:
     return list(_FASHION_LABELS)
 
 
-def get_kuzushiji_mnist(
-    withlabel: bool = True,
-    ndim: int = 1,
-    scale: float = 1.0,
-    dtype=None,
-    label_dtype=numpy.int32,
-    rgb_format: bool = False,
-):
+get_kuzushiji_mnist = _loader(
+    "get_kuzushiji_mnist",
+    "pfnet/chainer/kuzushiji_mnist",
+    _KUZUSHIJI_URL,
     """Kuzushiji-MNIST (handwritten cursive Japanese characters): ``(train, test)``, with the
-    arguments of ``get_mnist``; ``get_kuzushiji_mnist_labels()`` names the classes."""
-    return _get(
-        "get_kuzushiji_mnist",
-        "pfnet/chainer/kuzushiji_mnist",
-        _KUZUSHIJI_URL,
-        withlabel,
-        ndim,
-        scale,
-        dtype,
-        label_dtype,
-        rgb_format,
-    )
+    arguments of ``get_mnist``; ``get_kuzushiji_mnist_labels()`` names the classes.""",
+)
 
 
 def get_kuzushiji_mnist_labels() -> list[tuple[str, str]]:

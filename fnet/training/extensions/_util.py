@@ -1,4 +1,5 @@
-"""What several extensions share: a terminal progress display, and summaries of observations."""
+"""What several extensions share: a terminal progress display, summaries of observations, and
+the figures of the plotting extensions."""
 
 from __future__ import annotations
 
@@ -108,6 +109,17 @@ def matplotlib_available(who: str) -> bool:
             stacklevel=3,
         )
     return found
+
+
+def figure_file_name(who: str, filename: str | None, kwargs: dict, default: str, hint: str) -> str:
+    """The image file of a plotting extension: ``filename``, else its old name ``file_name``
+    taken from ``kwargs``, else ``default``; any other keyword in ``kwargs`` is a TypeError."""
+    file_name = kwargs.pop("file_name", default)
+    if kwargs:
+        raise TypeError(
+            f"{who}() got unexpected keyword argument(s) {', '.join(map(repr, kwargs))}\n  hint: {hint}"
+        )
+    return file_name if filename is None else filename
 
 
 def new_figure(**kwargs):

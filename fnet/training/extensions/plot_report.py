@@ -47,17 +47,17 @@ class PlotReport(Extension):
         grid: bool = True,
         **kwargs: Any,
     ):
-        file_name = kwargs.pop("file_name", "plot.png")
-        if kwargs:
-            raise TypeError(
-                f"PlotReport() got unexpected keyword argument(s) {', '.join(map(repr, kwargs))}\n"
-                "  hint: the arguments are y_keys, x_key, trigger, postprocess, filename, marker, grid"
-            )
+        self._file_name = _util.figure_file_name(
+            "PlotReport",
+            filename,
+            kwargs,
+            "plot.png",
+            "the arguments are y_keys, x_key, trigger, postprocess, filename, marker, grid",
+        )
         _util.matplotlib_available("PlotReport")
         self._x_key = x_key
         self._y_keys = (y_keys,) if isinstance(y_keys, str) else tuple(y_keys)
         self._trigger = get_trigger(trigger)
-        self._file_name = file_name if filename is None else filename
         self._marker = marker
         self._grid = grid
         self._postprocess = postprocess

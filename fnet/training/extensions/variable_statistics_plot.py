@@ -138,12 +138,13 @@ class VariableStatisticsPlot(Extension):
         grid: bool = True,
         **kwargs: Any,
     ):
-        file_name = kwargs.pop("file_name", "statistics.png")
-        if kwargs:
-            raise TypeError(
-                f"VariableStatisticsPlot() got unexpected keyword argument(s) {', '.join(map(repr, kwargs))}"
-                "\n  hint: see the documented arguments (filename's old name, file_name, is accepted)"
-            )
+        self._filename = _util.figure_file_name(
+            "VariableStatisticsPlot",
+            filename,
+            kwargs,
+            "statistics.png",
+            "see the documented arguments (filename's old name, file_name, is accepted)",
+        )
         _util.matplotlib_available("VariableStatisticsPlot")
         self._vars = _unpack_variables(targets)
         if not self._vars:
@@ -159,7 +160,6 @@ class VariableStatisticsPlot(Extension):
         self._plot_std = plot_std
         self._plot_percentile = bool(percentile_sigmas)
         self._trigger = get_trigger(trigger)
-        self._filename = file_name if filename is None else filename
         self._figsize = figsize
         self._marker = marker
         self._grid = grid

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import pathlib
 import unittest
 
 import numpy
@@ -12,17 +10,14 @@ import pytest
 
 import fnet.compat.testing as testing
 
-pytest_plugins = ["pytester"]
+from ..._scripts import GOLDEN, load_golden
 
-GOLDEN = pathlib.Path(__file__).parents[2] / "golden"
+pytest_plugins = ["pytester"]
 
 
 def _golden_script():
     """tests/golden/make_testing_names.py, whose ``build`` decorates the same cases here."""
-    spec = importlib.util.spec_from_file_location("make_testing_names", GOLDEN / "make_testing_names.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_golden("make_testing_names")
 
 
 def test_generated_classes_are_chainers(scratch_module):

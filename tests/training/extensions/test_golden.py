@@ -8,9 +8,7 @@ Classifier, and the entries LogReport, PrintReport and DumpGraph serialize.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import pathlib
 import re
 
 import numpy
@@ -21,17 +19,9 @@ import fnet.compat.datasets  # noqa: F401 - chainer.datasets
 import fnet.compat.iterators  # noqa: F401 - chainer.iterators
 import fnet.compat.training  # noqa: F401 - chainer.training (with its extensions)
 
-GOLDEN = pathlib.Path(__file__).resolve().parents[2] / "golden"
+from ..._scripts import GOLDEN, load_golden
 
-
-def _load_maker():
-    spec = importlib.util.spec_from_file_location("make_extensions", GOLDEN / "make_extensions.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-MAKER = _load_maker()
+MAKER = load_golden("make_extensions")
 EXPECTED = json.loads((GOLDEN / "extensions.json").read_text())
 
 
