@@ -106,6 +106,12 @@ CASES = {
     "crf1d": ("L.CRF1d(3)", None),
     "negative_sampling": ("L.NegativeSampling(3, [1, 2, 3], 2)", None),
     "classifier": ("L.Classifier(L.Linear(3, 2))", None),
+    "stateful_peephole_lstm": ("L.StatefulPeepholeLSTM(3, 4)", None),
+    "stateful_peephole_lstm_lazy": ("L.StatefulPeepholeLSTM(None, 4)", "link(x(2, 3))"),
+    "child_sum_tree_lstm": ("L.ChildSumTreeLSTM(3, 4)", None),
+    "child_sum_tree_lstm_lazy": ("L.ChildSumTreeLSTM(None, 4)", "link(x(2, 3))"),
+    "nary_tree_lstm": ("L.NaryTreeLSTM(3, 4, n_ary=3)", None),
+    "nary_tree_lstm_lazy": ("L.NaryTreeLSTM(None, 4)", "link(None, None, None, None, x(2, 3))"),
 }
 
 

@@ -1,10 +1,11 @@
 """``chainer.links``: Chainer's links, each holding its parameters around a pure ``fnet.nn`` spec.
 
 ``import fnet.compat.links as L`` gives the names of ``chainer.links``; the modules are grouped
-as Chainer's: ``connection``, ``activation``, ``normalization``, ``rnn``, ``loss``, ``model``.
+as Chainer's: ``connection``, ``activation``, ``normalization``, ``rnn`` (with ``peephole`` and
+``tree_lstm``, links made of other links), ``loss``, ``model``.
 """
 
-from . import activation, connection, loss, model, normalization, rnn
+from . import activation, connection, loss, model, normalization, peephole, rnn, tree_lstm
 from .activation import Maxout, PReLU, SimplifiedDropconnect, Swish
 from .connection import (
     Bias,
@@ -39,6 +40,7 @@ from .normalization import (
     GroupNormalization,
     LayerNormalization,
 )
+from .peephole import StatefulPeepholeLSTM
 from .rnn import (
     GRU,
     LSTM,
@@ -57,6 +59,7 @@ from .rnn import (
     StatelessLSTM,
     StatelessMGU,
 )
+from .tree_lstm import ChildSumTreeLSTM, NaryTreeLSTM
 
 __all__ = [
     "activation",
@@ -64,7 +67,12 @@ __all__ = [
     "loss",
     "model",
     "normalization",
+    "peephole",
     "rnn",
+    "tree_lstm",
+    "StatefulPeepholeLSTM",
+    "ChildSumTreeLSTM",
+    "NaryTreeLSTM",
     "Bias",
     "Bilinear",
     "Convolution1D",

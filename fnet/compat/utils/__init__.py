@@ -44,8 +44,9 @@ def force_array(x, dtype=None):
 def force_type(dtype: numpy.dtype, value):
     """``value`` with the dtype ``dtype``: a scalar of that type, or the array cast when needed.
 
-    >>> force_type(numpy.dtype(numpy.float32), 1.5)
-    np.float32(1.5)
+    >>> y = force_type(numpy.dtype(numpy.float32), 1.5)
+    >>> type(y).__name__, float(y)
+    ('float32', 1.5)
     """
     if numpy.isscalar(value):
         return dtype.type(value)
