@@ -22,6 +22,8 @@ def _normalize_index(index) -> tuple:
         item = unbox_all(item)
         if isinstance(item, list):
             item = numpy.asarray(item)
+            if item.size == 0:  # [] (or [[]]) selects nothing, as in NumPy
+                item = item.astype(numpy.intp)
         if backend.is_array(item) and item.dtype == bool:
             out.extend(item.nonzero())
         elif backend.is_array(item) and item.dtype.kind not in "iu":

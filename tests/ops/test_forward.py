@@ -684,3 +684,10 @@ def test_prod_of_an_empty_array_has_an_empty_gradient(axis):
     x = numpy.ones((3, 1, 0))
     g = fnet.grad(lambda x: ops.sum(ops.prod(x, axis=axis, keepdims=True)))(x)
     assert g.shape == (3, 1, 0)
+
+
+def test_getitem_with_an_empty_list_selects_nothing_as_numpy():
+    x = numpy.arange(6.0).reshape(2, 3)
+    assert ops.getitem(x, []).shape == x[[]].shape == (0, 3)
+    g = fnet.grad(lambda x: ops.sum(ops.getitem(x, [])))(x)
+    numpy.testing.assert_array_equal(g, numpy.zeros_like(x))
