@@ -27,17 +27,21 @@ from ._random import next_key
 from .function_hooks import observe as _observe
 from .function_hooks import observing as _observing
 from .utils import type_check
+from .utils.sparse import CooMatrix, to_coo  # noqa: F401  (to_coo: in __all__, the Chainer layer's)
 from .variable import Variable
 
 __all__ = list(_pure.__all__) + ["forget"]
 
 
 def unwrap(value):
-    """``value`` with every Variable replaced by its traced value (or array)."""
+    """``value`` with every Variable replaced by its traced value (or array), and Chainer-layer
+    COO matrices by the pure ones."""
     if isinstance(value, Variable):
         return value._data
     if type(value) in (list, tuple):
         return type(value)(unwrap(v) for v in value)
+    if type(value) is CooMatrix:
+        return value.pure
     return value
 
 
@@ -48,6 +52,8 @@ def wrap(value):
         return Variable._of(value)
     if t is tuple or t is list:
         return t(wrap(v) for v in value)
+    if t is _pure.CooMatrix:
+        return CooMatrix.of(value)
     return value
 
 
@@ -57,6 +63,9 @@ def _run(pure, args, kwargs):
         return pure(*args, **kwargs)
     except InvalidInputError as error:
         raise type_check.InvalidType.from_error(error) from error
+
+
+_CONTAINERS = (list, tuple, CooMatrix)  # arguments that may hold Variables
 
 
 def lift(pure):
@@ -78,7 +87,7 @@ def lift(pure):
     @functools.wraps(pure)
     def lifted(*args, **kwargs):
         args = [
-            a._data if isinstance(a, Variable) else unwrap(a) if type(a) in (list, tuple) else a for a in args
+            a._data if isinstance(a, Variable) else unwrap(a) if type(a) in _CONTAINERS else a for a in args
         ]
         if kwargs:
             kwargs = {k: unwrap(v) for k, v in kwargs.items()}
@@ -171,6 +180,8 @@ _STATISTICS = {
 }
 
 for _name in _pure.__all__:
+    if _name in ("CooMatrix", "to_coo"):  # the Chainer layer's own (data as a Variable)
+        continue
     _f = getattr(_pure, _name)
     if not callable(_f) or isinstance(_f, type):
         globals()[_name] = _f

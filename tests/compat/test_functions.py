@@ -95,3 +95,19 @@ def test_products_promote_mixed_dtypes_as_numpy():
     b = numpy.ones((3, 2), numpy.float64)
     assert F.matmul(a, b).dtype == numpy.float64
     assert F.tensordot(a, b, axes=1).dtype == numpy.float64
+
+
+def test_coo_matrices_hold_a_variable_and_get_its_gradient():
+    a = numpy.array([[1, 0, 2], [0, 3, 0]], numpy.float32)
+    sa = chainer.utils.to_coo(a, requires_grad=True)
+    assert isinstance(sa.data, chainer.Variable) and sa.shape == (2, 3) and sa.order == "C"
+    b = chainer.Variable(numpy.ones((3, 2), numpy.float32))
+    y = F.sparse_matmul(sa, b)
+    numpy.testing.assert_array_equal(y.array, a @ b.array)
+    F.sum(y).backward()
+    numpy.testing.assert_array_equal(sa.data.grad[:3], [2, 2, 2])
+    numpy.testing.assert_array_equal(sa.to_dense().array, a)
+    made = chainer.utils.CooMatrix(
+        numpy.array([5.0], numpy.float32), numpy.array([1]), numpy.array([0]), (2, 2)
+    )
+    numpy.testing.assert_array_equal(made.to_dense().array, [[0, 0], [5, 0]])

@@ -13,10 +13,14 @@ from ... import backend
 from ...functions import convolution as _convolution
 from ...nn import loss as _loss
 from ...ops import shape as _shape
-from . import type_check
+from . import sparse, type_check
+from .sparse import CooMatrix, to_coo
 
 __all__ = [
     "collections_abc",
+    "CooMatrix",
+    "to_coo",
+    "sparse",
     "type_check",
     "force_array",
     "force_type",
