@@ -449,6 +449,10 @@ class Variable:
             body = numpy.array2string(host, prefix=prefix)
         return f"{prefix}{body})"
 
+    def __reduce__(self):
+        # the graph is not pickled (as in Chainer, a pickled Variable comes back as a leaf)
+        return _rebuild_variable, (self.array, self._name, self.grad, self._requires_grad)
+
     # -- Chainer forbids comparing variables and testing them for truth ---------------------
     def _no_compare(self, other):
         raise NotImplementedError(
@@ -471,6 +475,14 @@ def _statistics(a) -> str:
     if a.size == 0:
         return "None"
     return f"mean={float(a.mean()):.8f}, std={float(a.std()):.8f}"
+
+
+def _rebuild_variable(array, name, grad, requires_grad):
+    """A Variable from what ``Variable.__reduce__`` saved (for pickle and copy)."""
+    v = Variable(array, name=name, requires_grad=requires_grad)
+    if grad is not None:
+        v.grad = grad
+    return v
 
 
 class Parameter(Variable):

@@ -270,3 +270,18 @@ def test_unchain_backward_leaves_no_creator_behind():
     h2 = h1 * 3
     h2.unchain_backward()
     assert h2.creator is None and h1.creator is None
+
+
+def test_variables_and_parameters_pickle_as_leaves():
+    import pickle
+
+    x = chainer.Variable(f32(1, 2), name="x")
+    y = x * 2
+    y.grad = f32(1, 1)
+    z = pickle.loads(pickle.dumps(y))
+    numpy.testing.assert_array_equal(z.array, [2, 4])
+    numpy.testing.assert_array_equal(z.grad, [1, 1])
+    assert z.creator is None and z.requires_grad
+    p = chainer.Parameter(f32(3), name="p")
+    q = pickle.loads(pickle.dumps(p))
+    assert isinstance(q, chainer.Parameter) and q.name == "p" and q.array.tolist() == [3.0]
