@@ -114,6 +114,7 @@ def lift(pure):
 _CONNECTIONS = ("linear", "convolution_1d", "convolution_2d", "convolution_3d", "convolution_nd")
 _CONNECTIONS += ("deconvolution_1d", "deconvolution_2d", "deconvolution_3d", "deconvolution_nd")
 _CONNECTIONS += ("depthwise_convolution_2d", "dilated_convolution_2d", "local_convolution_2d")
+_CONNECTIONS += ("simplified_dropconnect",)
 _MIXED_DTYPES = {name: ("x", ((1, "W"), (2, "b"))) for name in _CONNECTIONS}
 _MIXED_DTYPES.update({name: (None, ((0, "a"), (1, "b"))) for name in ("matmul", "batch_matmul", "tensordot")})
 

@@ -9,12 +9,17 @@ from __future__ import annotations
 
 import numpy
 
-from .. import backend
-from .. import initializers as _pure
-from . import configuration
-from ._random import next_key
+from ... import backend
+from ... import initializers as _pure
+from .. import configuration
+from .._random import next_key
 
 __all__ = [
+    "constant",
+    "normal",
+    "orthogonal",
+    "sampling",
+    "uniform",
     "Initializer",
     "Constant",
     "Zero",
@@ -132,3 +137,6 @@ def generate_array(initializer, shape, xp, dtype=None, device=None):
 def _nan_filler():
     """The initializer of a Parameter made without one: NaN, so a forgotten init shows."""
     return NaN()
+
+# Chainer's submodules, after the names they show are defined
+from . import constant, normal, orthogonal, sampling, uniform  # noqa: E402
