@@ -259,11 +259,7 @@ class Variable:
     def label(self) -> str:
         """A short text for the variable: its shape and dtype."""
         data = self.array
-        if data is None:
-            return "None"
-        if data.shape == ():
-            return str(data.dtype)
-        return f"({', '.join(map(str, data.shape))}), {data.dtype}"
+        return _label(None, None) if data is None else _label(data.shape, data.dtype)
 
     @property
     def T(self) -> Variable:
@@ -470,6 +466,15 @@ class Variable:
     __hash__ = object.__hash__
 
 
+def _label(shape, dtype) -> str:
+    """Chainer's label of a variable: ``(2, 3), float32``, the dtype alone for a scalar."""
+    if shape is None:
+        return "None"
+    if shape == ():
+        return str(dtype)
+    return f"({', '.join(map(str, shape))}), {dtype}"
+
+
 def _statistics(a) -> str:
     """Chainer's statistics line: mean and standard deviation (none for an empty array)."""
     if a.size == 0:
@@ -592,11 +597,8 @@ class VariableNode:
 
     @property
     def label(self) -> str:
-        if self.shape is None:
-            return "None"
-        if self.shape == ():
-            return str(self.dtype)
-        return f"({', '.join(map(str, self.shape))}), {self.dtype}"
+        """A short text for the node: its variable's shape and dtype."""
+        return _label(self.shape, self.dtype)
 
     def get_variable(self):
         """The Variable of this node (or None once it is gone)."""
