@@ -7,6 +7,9 @@ backward pass is itself recorded and can be differentiated again.
 A Record whose output is a tuple (a primitive with several outputs, such as a Chainer
 ``FunctionNode``) gets a tuple of cotangents, one per output, None where none arrived; its
 outputs are taken apart with ``take_output``, whose VJP puts the cotangent in its slot.
+
+A VJP may return a ``Deferred`` cotangent (``deferred.py``): deferred terms of one kind are
+merged as they arrive and computed once, when their Record is visited.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 import heapq
 
 from ..errors import VJPRuleError, aval, message
+from .deferred import Deferred, value_of
 from .tracer import Record, Tracer, unbox_all
 
 __all__ = ["backward"]
@@ -87,6 +91,12 @@ def backward(roots, *, create_graph: bool = False, keep=None) -> dict:
         if type(total) is tuple:
             grads[record] = _add_slots(total, ct)
             return
+        if isinstance(total, Deferred) or isinstance(ct, Deferred):
+            merged = total.merge(ct) if isinstance(total, Deferred) else None
+            if merged is not None:
+                grads[record] = merged
+                return
+            total, ct = value_of(total), value_of(ct)
         if record in owned and type(ct) is not Tracer and getattr(ct, "dtype", None) == total.dtype:
             total += ct
             return
@@ -101,7 +111,7 @@ def backward(roots, *, create_graph: bool = False, keep=None) -> dict:
     while heap:
         record = heapq.heappop(heap)[1]
         primitive = record.primitive
-        g = grads.pop(record)
+        g = value_of(grads.pop(record))
         if primitive is None or (keep is not None and keep(record)):
             kept[record] = g
             if primitive is None:

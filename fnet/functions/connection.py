@@ -4,7 +4,10 @@
 BLAS call that adds the bias in place, with VJPs that are themselves matrix products (``g @ W``
 and ``g.T @ x``, the latter already in ``W``'s layout, so no transposed copy ever reaches the
 optimizer). ``embed_id`` gathers rows of ``W`` and its gradient scatters them back into a fresh
-zero matrix: two primitives, each the other's VJP. ``shift`` is a primitive too: a translation
+zero matrix: two primitives, each the other's VJP. A weight or an embedding used at many steps
+(a recurrent network unrolled in time) gets its gradient as a deferred cotangent
+(``fnet.autodiff.deferred``): all the uses' products in one product of the stacked factors,
+all their rows in one scatter. ``shift`` is a primitive too: a translation
 of each channel group, whose VJP is the opposite translation. ``bilinear``,
 ``local_convolution_2d`` (patches from ``im2col`` and one batched product per output position)
 and ``deformable_convolution_2d_sampler`` (bilinear sampling with
@@ -20,8 +23,9 @@ import numpy
 
 from .. import backend, ops
 from ..autodiff import primitive
+from ..autodiff.deferred import Deferred
+from ..autodiff.tracer import Tracer, unbox_all
 from ..autodiff.tracer import shape_of as _shape
-from ..autodiff.tracer import unbox_all
 from ..errors import InvalidInputError, ShapeError, message
 from ._checks import check_float, check_labels, check_ndim, check_same_dtype
 from .array import _pair, im2col, spatial_transformer_sampler
@@ -70,9 +74,38 @@ def _linear(x, W, b):
     return y
 
 
+class _ProductSum(Deferred):
+    """``sum_k g_k.T @ x_k``, the cotangent of a weight used several times, kept as its factors:
+    one product of the stacked factors costs less than a product and a sum per use."""
+
+    __slots__ = ("gs", "xs")
+
+    def __init__(self, gs: list, xs: list):
+        super().__init__((gs[0].shape[1], xs[0].shape[1]), gs[0].dtype)
+        self.gs = gs
+        self.xs = xs
+
+    def merge(self, other):
+        if type(other) is not _ProductSum or other.shape != self.shape or other.dtype != self.dtype:
+            return None
+        return _ProductSum(self.gs + other.gs, self.xs + other.xs)
+
+    def value(self):
+        if len(self.gs) == 1:
+            return self.gs[0].T @ self.xs[0]
+        xp = backend.xp(self.gs[0])
+        return xp.concatenate(self.gs).T @ xp.concatenate(self.xs)
+
+
+def _linear_weight_vjp(g, ans, x, W, b):
+    if type(g) is Tracer or type(x) is Tracer:  # traced: a traced product
+        return ops.matmul(ops.transpose(g), x)
+    return _ProductSum([g], [x])
+
+
 _linear.defvjp(
     lambda g, ans, x, W, b: ops.matmul(g, W),
-    lambda g, ans, x, W, b: ops.matmul(ops.transpose(g), x),
+    _linear_weight_vjp,
     lambda g, ans, x, W, b: ops.sum(g, axis=0),
 )
 
@@ -207,22 +240,64 @@ def _gather_rows(W, *, ids, keep):
     return rows
 
 
-@primitive(name="embed_id_grad")
-def _scatter_rows(g, *, ids, keep, n_rows):
-    xp = backend.xp(g)
-    gW = xp.zeros((n_rows, g.shape[-1]), dtype=g.dtype)
+def _kept_rows(g, ids, keep):
+    """The rows of ``g`` ``(..., d)`` that have a gradient, as ``(n, d)``, and their ids ``(n,)``."""
     if keep is not None:
-        ids, g = ids[keep], g[keep]
-    if xp is numpy:
-        numpy.add.at(gW, ids, g)
+        return ids[keep], g[keep]
+    return ids.reshape(-1), g.reshape(-1, g.shape[-1])
+
+
+def _add_rows(gW, ids, rows):
+    """``gW[ids[k]] += rows[k]`` for every k, repeated ids adding up."""
+    if backend.xp(gW) is numpy:
+        numpy.add.at(gW, ids, rows)
     else:  # pragma: no cover - needs a GPU
         import cupyx
 
-        cupyx.scatter_add(gW, ids, g)
+        cupyx.scatter_add(gW, ids, rows)
+
+
+@primitive(name="embed_id_grad")
+def _scatter_rows(g, *, ids, keep, n_rows):
+    gW = backend.xp(g).zeros((n_rows, g.shape[-1]), dtype=g.dtype)
+    _add_rows(gW, *_kept_rows(g, ids, keep))
     return gW
 
 
-_gather_rows.defvjp(lambda g, ans, W, *, ids, keep: _scatter_rows(g, ids=ids, keep=keep, n_rows=_shape(W)[0]))
+class _RowScatter(Deferred):
+    """The cotangent of an embedding used several times, kept as its ids and rows: one
+    scatter into one zero matrix instead of a zero matrix and a sum per use."""
+
+    __slots__ = ("ids", "rows")
+
+    def __init__(self, shape: tuple, ids: list, rows: list):
+        super().__init__(shape, rows[0].dtype)
+        self.ids = ids
+        self.rows = rows
+
+    def merge(self, other):
+        if type(other) is not _RowScatter or other.shape != self.shape or other.dtype != self.dtype:
+            return None
+        return _RowScatter(self.shape, self.ids + other.ids, self.rows + other.rows)
+
+    def value(self):
+        xp = backend.xp(self.rows[0])
+        gW = xp.zeros(self.shape, dtype=self.dtype)
+        if len(self.ids) == 1:
+            _add_rows(gW, self.ids[0], self.rows[0])
+        else:
+            _add_rows(gW, xp.concatenate(self.ids), xp.concatenate(self.rows))
+        return gW
+
+
+def _gather_rows_vjp(g, ans, W, *, ids, keep):
+    if type(g) is Tracer:  # traced: a traced scatter
+        return _scatter_rows(g, ids=ids, keep=keep, n_rows=_shape(W)[0])
+    ids, rows = _kept_rows(g, ids, keep)
+    return _RowScatter(_shape(W), [ids], [rows])
+
+
+_gather_rows.defvjp(_gather_rows_vjp)
 _scatter_rows.defvjp(lambda g, ans, gy, *, ids, keep, n_rows: _gather_rows(g, ids=ids, keep=keep))
 
 

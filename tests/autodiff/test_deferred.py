@@ -1,0 +1,127 @@
+"""Tests of deferred cotangents: merged as they arrive, computed once, never seen by a VJP."""
+
+from __future__ import annotations
+
+import numpy
+import pytest
+
+import fnet
+from fnet import functions as F
+from fnet import ops
+from fnet.autodiff import Tracer, backward, new_level, primitive
+from fnet.autodiff.deferred import Deferred, value_of
+from fnet.testing import assert_allclose, check_grads
+
+
+class Terms(Deferred):
+    """A sum kept as its terms, counting how often it is computed."""
+
+    computed = 0
+
+    def __init__(self, terms):
+        super().__init__(terms[0].shape, terms[0].dtype)
+        self.terms = terms
+
+    def merge(self, other):
+        return Terms(self.terms + other.terms) if type(other) is Terms else None
+
+    def value(self):
+        Terms.computed += 1
+        return sum(self.terms[1:], self.terms[0].copy())
+
+
+@primitive
+def _twice(x):
+    return 2 * x
+
+
+_twice.defvjp(lambda g, ans, x: ops.multiply(g, 2) if type(g) is Tracer else Terms([2 * g]))
+
+
+@pytest.fixture(autouse=True)
+def count():
+    Terms.computed = 0
+
+
+def leaf(value):
+    return Tracer.input(numpy.asarray(value, dtype=numpy.float64), new_level())
+
+
+def test_terms_of_one_kind_are_merged_and_computed_once():
+    x = leaf([1.0, 2.0])
+    y = _twice(x) + _twice(x) * 3.0 + _twice(x)
+    grads = backward([(y, numpy.ones(2))])
+    assert Terms.computed == 1
+    assert type(grads[x.record]) is numpy.ndarray
+    assert_allclose(grads[x.record], [10.0, 10.0])
+
+
+def test_a_deferred_term_meeting_an_array_is_computed_and_added():
+    x = leaf([1.0, 2.0])
+    y = _twice(x) + ops.sin(x) + _twice(x)
+    grads = backward([(y, numpy.ones(2))])
+    assert_allclose(grads[x.record], 4.0 + numpy.cos([1.0, 2.0]))
+
+
+def test_a_vjp_receives_the_value_not_the_deferred_cotangent():
+    x = leaf([1.0, 2.0])
+    inner = ops.exp(x)  # its VJP gets the cotangent made of two deferred terms
+    y = _twice(inner) + _twice(inner)
+    grads = backward([(y, numpy.ones(2))])
+    assert Terms.computed == 1
+    assert_allclose(grads[x.record], 4.0 * numpy.exp([1.0, 2.0]))
+
+
+def test_the_recorded_backward_pass_defers_no_traced_cotangent():
+    x = leaf([1.0, 2.0])
+    y = ops.square(_twice(x)) + ops.square(_twice(x))  # the cotangents reaching _twice are traced
+    g = backward([(y, numpy.ones(2))], create_graph=True)[x.record]
+    assert type(g) is Tracer and Terms.computed == 0
+    assert_allclose(g.value, [16.0, 32.0])
+
+
+def test_value_of_leaves_arrays_alone():
+    a = numpy.ones(2)
+    assert value_of(a) is a
+    assert_allclose(value_of(Terms([a, a])), [2.0, 2.0])
+
+
+# -- the two kinds in fnet.functions ---------------------------------------------------------
+def unrolled(W, b, xs):
+    """A weight shared by every step of a loop, as an RNN's output layer."""
+    return sum(ops.sum(ops.square(F.linear(x, W, b))) for x in xs)
+
+
+@pytest.mark.parametrize("dtype", [numpy.float32, numpy.float64])
+def test_linear_weight_used_at_every_step(dtype):
+    rng = numpy.random.default_rng(0)
+    W, b = rng.standard_normal((4, 3)).astype(dtype), rng.standard_normal(4).astype(dtype)
+    xs = [rng.standard_normal((n, 3)).astype(dtype) for n in (2, 5, 1)]
+    gW = fnet.grad(unrolled)(W, b, xs)
+    expected = sum((2 * (x @ W.T + b)).T @ x for x in xs)
+    assert gW.dtype == dtype
+    assert_allclose(gW, expected, rtol=1e-5 if dtype == numpy.float32 else 1e-12)
+
+
+def test_linear_weight_used_in_a_loop_and_elsewhere():
+    rng = numpy.random.default_rng(1)
+    W, b = rng.standard_normal((4, 3)), rng.standard_normal(4)
+    xs = [rng.standard_normal((2, 3)) for _ in range(3)]
+    check_grads(lambda W, b: unrolled(W, b, xs) + ops.sum(ops.sin(W)), [W, b], order=2)
+
+
+def test_embedding_used_at_every_step():
+    rng = numpy.random.default_rng(2)
+    W = rng.standard_normal((5, 3))
+    steps = [numpy.array([0, 4, 0]), numpy.array([[4, 2], [-1, 4]]), numpy.array([1])]
+
+    def loss(W):
+        return sum(ops.sum(ops.square(F.embed_id(ids, W, ignore_label=-1))) for ids in steps)
+
+    expected = numpy.zeros_like(W)
+    for ids in steps:
+        for i in ids.ravel():
+            if i >= 0:
+                expected[i] += 2 * W[i]
+    assert_allclose(fnet.grad(loss)(W), expected)
+    check_grads(loss, [W], order=2)
