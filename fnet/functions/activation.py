@@ -15,8 +15,8 @@ import numpy
 from .. import backend, ops
 from .. import random as _random
 from ..autodiff import primitive
+from ..autodiff.tracer import Tracer, unbox_all
 from ..autodiff.tracer import shape_of as _shape
-from ..autodiff.tracer import unbox_all
 from ..errors import InvalidInputError, ShapeError, message
 from ._checks import check_axis, check_float, check_same_dtype, check_same_shape
 
@@ -544,6 +544,110 @@ def _cell_update(inputs, forgets, o):
     return c, ops.multiply(_sigmoid(o), ops.tanh(c))
 
 
+# The LSTM cell of ``lstm`` as three primitives: the four gate activations in one pass over
+# the gate input, then ``c`` and ``h`` from them. Their VJPs write the gradient of the
+# interleaved gate input at once and use the kept activations: nothing transcendental is
+# computed again but ``tanh(c)`` (the composition of ``_gates`` and ``_cell_update`` records 14
+# operations and scatters each gate's gradient separately). The VJPs are written once, with
+# operators and the functions of ``_math``: on raw arrays they are plain array code, on
+# tracers every step is recorded, so they differentiate again.
+def _math(*operands):
+    """``fnet.ops`` when an operand is traced (the computation is then recorded), else the
+    operands' array module."""
+    for a in operands:
+        if type(a) is Tracer:
+            return ops
+    return backend.xp(operands[0])
+
+
+def _by_gate(x):
+    """``x`` ``(B, 4 H, *rest)`` as ``(B, H, 4, *rest)``: axis 2 is the gate (a, i, f, o)."""
+    shape = _shape(x)
+    return x.reshape((shape[0], shape[1] // 4, 4, *shape[2:]))
+
+
+@functools.lru_cache
+def _gate_constants(dtype: numpy.dtype, units: int, n_rest: int, xp) -> tuple:
+    """Per entry of axis 1 of the gate input (a, i, f, o for each of ``units`` units), to
+    broadcast over it: the input scale and the output scale and shift (``tanh`` for a,
+    ``sigmoid(x) = tanh(x / 2) / 2 + 1 / 2`` for i, f, o), and the ``alpha, beta`` of the
+    slope ``alpha + y * (beta - y)`` of each in terms of its value y. Whole rows rather than
+    four values broadcast over a gate axis: NumPy then loops over rows, not over fours."""
+    half = [1.0, 0.5, 0.5, 0.5]
+    rows = (half, half, [0.0, 0.5, 0.5, 0.5], [1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 1.0, 1.0])
+    return tuple(xp.asarray(row * units, dtype=dtype).reshape((4 * units,) + (1,) * n_rest) for row in rows)
+
+
+def _constants_for(x) -> tuple:
+    value = unbox_all(x)
+    return _gate_constants(value.dtype, value.shape[1] // 4, value.ndim - 2, backend.xp(value))
+
+
+@primitive(name="lstm_activate")
+def _lstm_activate(x):
+    """``tanh(a), sigmoid(i), sigmoid(f), sigmoid(o)``, interleaved as the gates of ``x``."""
+    scale, out_scale, shift, _, _ = _constants_for(x)
+    y = x * scale
+    backend.xp(x).tanh(y, out=y)
+    y *= out_scale
+    y += shift
+    return y
+
+
+def _lstm_activate_vjp(g, y, x):
+    _, _, _, alpha, beta = _constants_for(x)
+    return g * (alpha + y * (beta - y))
+
+
+_lstm_activate.defvjp(_lstm_activate_vjp)
+
+
+def _gate_values(act) -> list:
+    """The activations ``a, i, f, o`` in ``act`` (of ``_lstm_activate``): views, not copies."""
+    by_gate = _by_gate(act)
+    return [by_gate[:, :, k] for k in range(4)]
+
+
+@primitive(name="lstm_cell")
+def _lstm_cell(c_prev, act):
+    """``c = a * i + f * c_prev`` for the activations ``a, i, f`` in ``act``."""
+    a, i, f, _ = _gate_values(act)
+    return a * i + f * c_prev
+
+
+@primitive(name="lstm_output")
+def _lstm_output(c, act):
+    """``h = o * tanh(c)`` for the activation ``o`` in ``act``."""
+    return _gate_values(act)[3] * backend.xp(c).tanh(c)
+
+
+def _interleave(m, gates, act):
+    """The gradients of the four gates as one array shaped and interleaved like ``act``."""
+    return m.reshape(m.stack(gates, axis=2), _shape(act))
+
+
+def _lstm_cell_vjp_act(g, c, c_prev, act):
+    a, i, f, _ = _gate_values(act)
+    m = _math(g, c_prev, act)
+    return _interleave(m, [g * i, g * a, g * c_prev, m.zeros_like(g)], act)
+
+
+def _lstm_output_vjp_c(g, h, c, act):
+    tc = _math(g, c, act).tanh(c)
+    return g * _gate_values(act)[3] * (1 - tc * tc)
+
+
+def _lstm_output_vjp_act(g, h, c, act):
+    m = _math(g, c, act)
+    go = g * m.tanh(c)
+    zero = m.zeros_like(go)
+    return _interleave(m, [zero, zero, zero, go], act)
+
+
+_lstm_cell.defvjp(lambda g, c, c_prev, act: g * _gate_values(act)[2], _lstm_cell_vjp_act)
+_lstm_output.defvjp(_lstm_output_vjp_c, _lstm_output_vjp_act)
+
+
 def lstm(c_prev, x):
     """Long short-term memory cell with forget gate, as an activation: returns ``(c, h)``.
 
@@ -560,10 +664,11 @@ def lstm(c_prev, x):
     ((3, 2), (2, 2))
     """
     _check_cell("lstm", ("c_prev", c_prev), ("x", x), 4, smaller_batch=True)
-    a, i, f, o = _gates(x, 4, interleaved=True)
     batch, total = _shape(x)[0], _shape(c_prev)[0]
     head = c_prev if batch == total else ops.getitem(c_prev, slice(0, batch))
-    c, h = _cell_update([(a, i)], [(f, head)], o)
+    act = _lstm_activate(x)
+    c = _lstm_cell(head, act)
+    h = _lstm_output(c, act)
     if batch < total:
         c = ops.concatenate([c, ops.getitem(c_prev, slice(batch, None))], axis=0)
     return c, h
