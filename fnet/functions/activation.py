@@ -567,7 +567,7 @@ def _by_gate(x):
 
 
 @functools.lru_cache
-def _gate_constants(dtype: numpy.dtype, units: int, n_rest: int, xp) -> tuple:
+def _gate_constants(dtype: numpy.dtype, units: int, n_rest: int, device: backend.Device) -> tuple:
     """Per entry of axis 1 of the gate input (a, i, f, o for each of ``units`` units), to
     broadcast over it: the input scale and the output scale and shift (``tanh`` for a,
     ``sigmoid(x) = tanh(x / 2) / 2 + 1 / 2`` for i, f, o), and the ``alpha, beta`` of the
@@ -575,12 +575,18 @@ def _gate_constants(dtype: numpy.dtype, units: int, n_rest: int, xp) -> tuple:
     four values broadcast over a gate axis: NumPy then loops over rows, not over fours."""
     half = [1.0, 0.5, 0.5, 0.5]
     rows = (half, half, [0.0, 0.5, 0.5, 0.5], [1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 1.0, 1.0])
-    return tuple(xp.asarray(row * units, dtype=dtype).reshape((4 * units,) + (1,) * n_rest) for row in rows)
+    constants = []
+    for row in rows:
+        host = numpy.asarray(row * units, dtype=dtype).reshape((4 * units,) + (1,) * n_rest)
+        host.flags.writeable = False  # shared by every call
+        constants.append(device.send(host))
+    return tuple(constants)
 
 
 def _constants_for(x) -> tuple:
     value = unbox_all(x)
-    return _gate_constants(value.dtype, value.shape[1] // 4, value.ndim - 2, backend.xp(value))
+    device = backend.get_device_from_array(value)
+    return _gate_constants(value.dtype, value.shape[1] // 4, value.ndim - 2, device)
 
 
 @primitive(name="lstm_activate")
