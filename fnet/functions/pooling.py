@@ -315,12 +315,12 @@ def _unpool_plan(fn: str, x, ndim, ksize, stride, pad, outsize, cover_all: bool)
     pooled = _shape(x)[2:]
     if outsize is None:
         size = tuple(_deconv_outsize(n, *ksp, cover_all) for n, *ksp in zip(pooled, k, s, p))
-        if min(size) < 1:
+        if min(size) < 0:  # an empty output is allowed, as in Chainer
             raise ShapeError(
                 message(
                     fn,
                     f"the output size {size} computed from x.shape[2:]={pooled}, ksize={k}, stride={s}, "
-                    f"pad={p} is not positive",
+                    f"pad={p} is negative",
                     {"x": x},
                     "use a smaller pad, or pass outsize",
                 )

@@ -293,6 +293,15 @@ def test_unpooling_2d_repeats_pixels():
     assert F.unpooling_2d(x, 2).shape == (1, 1, 3, 3)  # cover_all's smaller size, as in Chainer
 
 
+def test_unpooling_may_give_an_empty_output():
+    # ksize 1 and pad 1 over sizes (3, 2): outputs of sizes 3 - 2 = 1 and 2 - 2 = 0, as in Chainer
+    x = rand(2, 3, 3, 2)
+    for f in (F.unpooling_2d, F.unpooling_nd):
+        assert f(x, 1, 1, 1, cover_all=False).shape == (2, 3, 1, 0)
+    gx = fnet.grad(lambda x: fnet.ops.sum(F.unpooling_nd(x, 1, 1, 1, cover_all=False)))(x)
+    numpy.testing.assert_array_equal(gx, numpy.zeros_like(x))
+
+
 @pytest.mark.parametrize("f, shape, ksize, stride, pad, outsize, cover_all", UNPOOL_CASES[2:8])
 def test_unpooling_grads(f, shape, ksize, stride, pad, outsize, cover_all):
     check_grads(squared(lambda x: f(x, ksize, stride, pad, outsize, cover_all)), (rand(*shape),), order=2)
