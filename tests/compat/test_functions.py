@@ -97,6 +97,18 @@ def test_products_promote_mixed_dtypes_as_numpy():
     assert F.tensordot(a, b, axes=1).dtype == numpy.float64
 
 
+def test_fixed_decorrelated_bn_promotes_mixed_dtypes_only_without_type_checks():
+    x = numpy.ones((3, 4), numpy.float64)
+    mean = numpy.zeros((1, 4), numpy.float32)
+    projection = numpy.eye(4, dtype=numpy.float32)[None]
+    with pytest.raises(type_check.InvalidType):
+        F.fixed_decorrelated_batch_normalization(x, mean, projection, groups=1)
+    with chainer.using_config("type_check", False):
+        y = F.fixed_decorrelated_batch_normalization(x, mean, projection, groups=1)
+    assert y.dtype == numpy.float64
+    numpy.testing.assert_array_equal(y.array, x)
+
+
 def test_coo_matrices_hold_a_variable_and_get_its_gradient():
     a = numpy.array([[1, 0, 2], [0, 3, 0]], numpy.float32)
     sa = chainer.utils.to_coo(a, requires_grad=True)
