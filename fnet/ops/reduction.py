@@ -10,7 +10,7 @@ from .. import backend
 from ..autodiff import primitive
 from ..autodiff.tracer import unbox_all
 from .compare import equal
-from .elementwise import divide, exp, multiply, sqrt, square, subtract, where
+from .elementwise import astype, divide, exp, multiply, sqrt, square, subtract, where
 from .shape import (
     _normalize_axes,
     _shape,
@@ -81,14 +81,25 @@ def sum(x, axis=None, keepdims: bool = False):
     return _sum(x, axis=_axes(axis, x), keepdims=keepdims)
 
 
+def _half(x) -> bool:
+    """Whether ``x`` is float16, which NumPy's ``mean`` and ``var`` accumulate in float32 (a sum
+    of float16 overflows above 65504)."""
+    return getattr(unbox_all(x), "dtype", None) == numpy.float16
+
+
 def mean(x, axis=None, keepdims: bool = False):
-    """Arithmetic mean over ``axis``."""
+    """Arithmetic mean over ``axis`` (float16 accumulated in float32, as in NumPy)."""
+    if _half(x):
+        return astype(mean(astype(x, numpy.float32), axis, keepdims), numpy.float16)
     axis = _axes(axis, x)
     return divide(_sum(x, axis=axis, keepdims=keepdims), builtins.max(_count(x, axis), 1))
 
 
 def var(x, axis=None, keepdims: bool = False, ddof: int = 0):
-    """Variance over ``axis``, with ``ddof`` delta degrees of freedom."""
+    """Variance over ``axis``, with ``ddof`` delta degrees of freedom (float16 accumulated in
+    float32, as in NumPy)."""
+    if _half(x):
+        return astype(var(astype(x, numpy.float32), axis, keepdims, ddof), numpy.float16)
     axis = _axes(axis, x)
     centered = subtract(x, mean(x, axis, keepdims=True))
     n = _count(x, axis)

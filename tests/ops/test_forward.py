@@ -254,6 +254,19 @@ def test_var_std_ddof():
     assert_same(ops.std(x, None, ddof=1), numpy.std(x, ddof=1))
 
 
+def test_float16_mean_and_var_accumulate_in_float32_as_numpy():
+    x = _rng(7).uniform(3000, 7000, (30, 20, 40)).astype(numpy.float16)  # its sum overflows float16
+    for axis in (None, 0, (1, 2)):
+        mean = ops.mean(x, axis)
+        assert mean.dtype == numpy.float16 and numpy.isfinite(mean).all()
+        numpy.testing.assert_array_equal(mean, numpy.mean(x, axis))
+    small = (x / 1000).astype(numpy.float16)
+    numpy.testing.assert_allclose(ops.var(small, 1), numpy.var(small, 1), rtol=5e-3)
+    g = fnet.grad(lambda x: ops.mean(x))(x)
+    assert g.dtype == numpy.float16
+    numpy.testing.assert_allclose(g, numpy.float16(1 / x.size))
+
+
 def test_logsumexp_is_stable():
     x = numpy.array([[1000.0, 1000.0], [-1000.0, -numpy.inf]], numpy.float32)
     assert_same(ops.logsumexp(x, 1), numpy.array([1000 + numpy.log(2), -1000], numpy.float32))
