@@ -80,12 +80,13 @@ def _pair(fn: str, name: str, value) -> tuple[int, int]:
 
 
 def _int_tuple(fn: str, name: str, value, hint: str) -> tuple[int, ...]:
-    """An int or a sequence of non-negative ints as a tuple."""
+    """An int or a sequence of non-negative ints as a tuple (a bool counts as 0 or 1, as in
+    NumPy and Chainer)."""
     items = (value,) if isinstance(value, (int, numpy.integer)) else value
     if (
-        isinstance(items, (bool, str))
+        isinstance(items, str)
         or not isinstance(items, Sequence)
-        or not all(isinstance(v, (int, numpy.integer)) and not isinstance(v, bool) for v in items)
+        or not all(isinstance(v, (int, numpy.integer)) for v in items)
     ):
         raise InvalidInputError(f"{fn}: expected {name} to be an int or a tuple of ints, got {value!r}")
     if any(v < 0 for v in items):

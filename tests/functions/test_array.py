@@ -76,6 +76,7 @@ def squared(f):
         ("repeat", (2, 3), (2,), lambda x: numpy.array([v for v in x.ravel() for _ in range(2)])),
         ("repeat", (2, 3), ((1, 0, 2), 1), lambda x: x[:, [0, 2, 2]]),
         ("repeat", (2, 3), (3, 0), lambda x: x[[0, 0, 0, 1, 1, 1]]),
+        ("repeat", (2, 3), ((True, False, True), 1), lambda x: x[:, [0, 2]]),  # bools count 1 and 0
         ("flip", (2, 3, 4), (1,), lambda x: x[:, ::-1]),
         ("flip", (2, 3, 4), (-1,), lambda x: x[..., ::-1]),
         ("fliplr", (2, 3, 4), (), lambda x: x[:, ::-1]),
