@@ -14,7 +14,8 @@ __all__ = ["getitem", "scatter_add", "take"]
 
 
 def _normalize_index(index) -> tuple:
-    """A tuple index of ints, slices, None, Ellipsis and integer arrays (masks become arrays)."""
+    """A tuple index of ints, slices, None, Ellipsis and integer arrays (masks become arrays;
+    a 0-d mask, which adds an axis of length 1 or 0, is kept as it is)."""
     if not isinstance(index, tuple):
         index = (index,)
     out = []
@@ -25,7 +26,7 @@ def _normalize_index(index) -> tuple:
             if item.size == 0:  # [] (or [[]]) selects nothing, as in NumPy
                 item = item.astype(numpy.intp)
         if backend.is_array(item) and item.dtype == bool:
-            out.extend(item.nonzero())
+            out.extend(item.nonzero() if item.ndim else (item,))
         elif backend.is_array(item) and item.dtype.kind not in "iu":
             raise IndexError(
                 f"getitem: index arrays must be integers or booleans, got {item.dtype}\n"

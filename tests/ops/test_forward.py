@@ -15,7 +15,7 @@ import fnet
 from fnet import ops
 from fnet.autodiff import Tracer
 from fnet.errors import DTypeError
-from fnet.testing import check_vjp
+from fnet.testing import check_grads, check_vjp
 
 DTYPES = [numpy.float32, numpy.float64]
 SHAPES = [(), (5,), (2, 3)]
@@ -704,3 +704,14 @@ def test_getitem_with_an_empty_list_selects_nothing_as_numpy():
     assert ops.getitem(x, []).shape == x[[]].shape == (0, 3)
     g = fnet.grad(lambda x: ops.sum(ops.getitem(x, [])))(x)
     numpy.testing.assert_array_equal(g, numpy.zeros_like(x))
+
+
+@pytest.mark.parametrize("index", [True, numpy.array(False), (slice(None), numpy.array(True)), (1, True)])
+def test_getitem_with_a_0d_mask_adds_an_axis_as_numpy(index):
+    x = numpy.arange(6.0).reshape(2, 3)
+    numpy.testing.assert_array_equal(ops.getitem(x, index), x[index])
+    g = fnet.grad(lambda x: ops.sum(ops.square(ops.getitem(x, index))))(x)
+    expected = numpy.zeros_like(x)
+    expected[index] += 2 * x[index]
+    numpy.testing.assert_array_equal(g, expected)
+    check_grads(lambda x: ops.getitem(x, index), (x,), order=2)
