@@ -69,6 +69,8 @@ def _shape(shape) -> tuple:
 
 
 def _on(device, array):
+    """A sample as an array (NumPy gives scalars for the shape ``()``) on ``device``."""
+    array = numpy.asarray(array)
     return array if device is None else backend.get_device(device).send(array)
 
 

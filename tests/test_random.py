@@ -192,3 +192,18 @@ def test_samplers_on_a_gpu(key):
     numpy.testing.assert_array_equal(cupy.asnumpy(x), random.normal(key, (3,)))
     p = random.permutation(key, cupy.arange(4))
     assert isinstance(p, cupy.ndarray)
+
+
+@pytest.mark.parametrize(
+    "draw",
+    [
+        lambda k: random.normal(k, ()),
+        lambda k: random.uniform(k, (), numpy.float16),
+        lambda k: random.randint(k, (), 0, 5),
+        lambda k: random.bernoulli(k, 0.5),
+        lambda k: random.choice(k, 4),
+    ],
+)
+def test_a_sample_of_shape_0d_is_an_array(draw, key):
+    sample = draw(key)
+    assert type(sample) is numpy.ndarray and sample.shape == ()
