@@ -408,6 +408,8 @@ def pad(x, pad_width, mode: str = "constant", constant_values=0):
     """
     shape = _shape(x)
     widths = _pad_width(pad_width, len(shape))
+    if not shape:  # a 0-d array has no axis to pad: numpy.pad returns its value
+        return x
     if mode == "constant":
         return _pad_constant(x, pad_width=widths, constant_values=constant_values)
     if mode not in ("edge", "reflect", "symmetric", "wrap"):

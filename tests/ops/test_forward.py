@@ -353,6 +353,8 @@ def test_pad(mode, dtype):
     for width in [((1, 2), (0, 3)), 2, (1,)]:
         assert_same(ops.pad(m, width, mode=mode), numpy.pad(m, width, mode=mode), dtype)
     assert_same(ops.pad(m, 1, constant_values=2.5), numpy.pad(m, 1, constant_values=2.5), dtype)
+    scalar = numpy.asarray(dtype(0.5))
+    assert_same(ops.pad(scalar, 3, mode=mode), numpy.pad(scalar, 3, mode=mode), dtype)  # no axis to pad
 
 
 def test_scatter_add():
