@@ -28,6 +28,7 @@ import attrs
 import numpy
 
 from ... import initializers as _initializers
+from ... import ops as _ops
 from ...autodiff.tracer import unbox_all
 from ...nn.layer import Layer
 from .. import configuration
@@ -234,6 +235,8 @@ class SpecLink(Link):
     _example_arg = (0, "x")  # the argument of forward whose shape sizes a lazy link
     _keeps_state = True  # the spec's state is persistent values (not a recurrent state)
     _fixes_dtype = False  # the spec is given its dtype (else parameters take config.dtype)
+    # Chainer's connection links compute in the input's dtype, whatever their parameters' dtype
+    _computes_in_input_dtype = False
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -327,7 +330,10 @@ class SpecLink(Link):
         """``spec.<method>(params, *args, **kwargs)`` on Variables, sizing a lazy link first."""
         if self._pending:
             self._initialize(args, kwargs)
-        return _lifted(type(self._spec), method)(self._spec, self._traced_params(), *args, **kwargs)
+        params = self._traced_params()
+        if self._computes_in_input_dtype and args:
+            params = _floats_in_dtype(params, getattr(unbox_all(unwrap(args[0])), "dtype", None))
+        return _lifted(type(self._spec), method)(self._spec, params, *args, **kwargs)
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         """The spec's computation on the inputs (Variables or arrays); Variables come back.
@@ -344,6 +350,22 @@ class SpecLink(Link):
         if configuration.config.train and not configuration.config.in_recomputing:
             self.set_state_tree(_as_persistents(state))
         return y
+
+
+def _floats_in_dtype(params: dict, dtype) -> dict:
+    """``params`` with every float leaf of another dtype cast to the float ``dtype`` (a recorded
+    cast: its gradient comes back in the parameter's dtype)."""
+    if dtype is None or dtype.kind != "f":
+        return params
+
+    def cast(value):
+        if isinstance(value, Mapping):
+            return {k: cast(v) for k, v in value.items()}
+        if value is None or unbox_all(value).dtype == dtype or unbox_all(value).dtype.kind != "f":
+            return value
+        return _ops.astype(value, dtype)
+
+    return cast(params)
 
 
 def _missing(state: dict) -> bool:

@@ -99,6 +99,7 @@ class Linear(SpecLink):
 
     spec_type = nn.Linear
     __init__ = spec_constructor(nn.Linear, "initialW", "initial_bias")
+    _computes_in_input_dtype = True
     b = None
     in_size = spec_attribute("in_size", "The input size (None when left to infer).")
     out_size = spec_attribute("out_size", "The output size.")
@@ -289,6 +290,7 @@ class Parameter(SpecLink):
 class _Convolution(SpecLink):
     """The convolution links: ``W``, and ``b`` (None with ``nobias``)."""
 
+    _computes_in_input_dtype = True
     b = None
 
 
