@@ -22,6 +22,8 @@ True
 from __future__ import annotations
 
 import abc
+import contextlib
+import contextvars
 import math
 import numbers
 from collections.abc import Callable, Sequence
@@ -56,6 +58,7 @@ __all__ = [
     "get_fans",
     "generate_array",
     "as_initializer",
+    "default_dtype",
 ]
 
 _Shape = int | Sequence[int]
@@ -98,8 +101,32 @@ def _as_dtype(op: str, dtype) -> numpy.dtype | None:
         ) from e
 
 
+_default_dtype: contextvars.ContextVar[numpy.dtype | None] = contextvars.ContextVar(
+    "fnet_initializer_dtype", default=None
+)  # None: float32
+
+
+@contextlib.contextmanager
+def default_dtype(dtype):
+    """Within the block, initializers asked for no dtype make ``dtype`` (float32 elsewhere).
+
+    The Chainer layer draws a link's parameters in ``config.dtype`` this way, at that
+    precision, as Chainer does, through specs that ask for no dtype.
+
+    >>> with default_dtype(numpy.float64):
+    ...     Zero()(None, 2).dtype
+    dtype('float64')
+    """
+    token = _default_dtype.set(_as_dtype("default_dtype", dtype))
+    try:
+        yield
+    finally:
+        _default_dtype.reset(token)
+
+
 def _resolve_dtype(op: str, own: numpy.dtype | None, asked) -> numpy.dtype:
-    """The dtype of the array to make: the one asked for, the initializer's own, or float32."""
+    """The dtype of the array to make: the one asked for, the initializer's own, or the
+    default (float32, or the one of ``default_dtype``)."""
     asked = _as_dtype(op, asked)
     if asked is not None and own is not None and asked != own:
         raise DTypeError(
@@ -111,7 +138,10 @@ def _resolve_dtype(op: str, own: numpy.dtype | None, asked) -> numpy.dtype:
         )
     if asked is not None:
         return asked
-    return own if own is not None else numpy.dtype(numpy.float32)
+    if own is not None:
+        return own
+    default = _default_dtype.get()
+    return numpy.dtype(numpy.float32) if default is None else default
 
 
 def _require_float(op: str, dtype: numpy.dtype) -> None:

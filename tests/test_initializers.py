@@ -378,3 +378,12 @@ def test_generate_array_on_the_gpu():
     numpy.testing.assert_array_equal(w.get(), initializers.GlorotNormal()(KEY, (5, 4)))
     c = initializers.Constant(cupy.arange(3.0))
     numpy.testing.assert_array_equal(c(None, (2, 3)), numpy.tile(numpy.arange(3.0), (2, 1)))
+
+
+def test_default_dtype_applies_where_no_dtype_is_asked():
+    key = random.key(0)
+    with initializers.default_dtype(numpy.float64):
+        assert initializers.LeCunNormal()(key, (3, 4)).dtype == numpy.float64
+        assert initializers.Zero()(key, 2, numpy.float16).dtype == numpy.float16  # asked for
+        assert initializers.Zero(dtype=numpy.float32)(key, 2).dtype == numpy.float32  # its own
+    assert initializers.LeCunNormal()(key, (3, 4)).dtype == numpy.float32

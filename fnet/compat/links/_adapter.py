@@ -19,6 +19,7 @@ give fresh values as in Chainer.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 from collections.abc import Mapping
@@ -128,7 +129,8 @@ class _Redraw(_initializers.Initializer):
         return attrs.evolve(self, path=self.path + (name,))
 
     def _generate(self, key, shape, dtype):
-        value = self.spec.init(key, *self.example)
+        with _initializers.default_dtype(dtype if dtype.kind == "f" else None):
+            value = self.spec.init(key, *self.example)
         for name in self.path:
             value = value[name]
         if numpy.shape(value) != shape:
@@ -256,6 +258,18 @@ class SpecLink(Link):
     def _draw(self, spec: Layer) -> tuple[dict, dict, _Redraw]:
         """The params and state of a new link, drawn from the spec (for two input sizes when it
         infers some: what depends on them is left ``_Pending``)."""
+        with self._drawing():
+            return self._draw_sized(spec)
+
+    def _drawing(self):
+        """A context in which initializers make ``config.dtype`` (Chainer's parameter dtype, drawn
+        at its precision), unless the link gives its spec a dtype."""
+        if self._fixes_dtype:
+            return contextlib.nullcontext()
+        return _initializers.default_dtype(configuration.get_dtype())
+
+    def _draw_sized(self, spec: Layer) -> tuple[dict, dict, _Redraw]:
+        """``_draw``'s params, state and initializer, in the current default dtype."""
         key = next_key()
         one = self._probe(spec, 1)
         stateful = spec.stateful and self._keeps_state
@@ -302,7 +316,8 @@ class SpecLink(Link):
             return
         example = tuple(_abstract(unwrap(a)) for a in self._example(args, kwargs))
         spec = self._spec
-        params = self._in_dtype(spec.init(next_key(), *example))
+        with self._drawing():
+            params = self._in_dtype(spec.init(next_key(), *example))
         stateful = spec.stateful and self._keeps_state
         state = spec.init_state(*example) if stateful and _missing(self.state_tree()) else {}
         _fill(self, params, state, _Redraw(spec=spec, example=example))

@@ -107,6 +107,20 @@ def test_parameters_take_config_dtype():
     assert L.BatchNormalization(3, dtype=numpy.float16).gamma.dtype == numpy.float16
 
 
+def test_parameters_are_drawn_at_the_precision_of_config_dtype():
+    def uniform():
+        return chainer.initializers.Uniform(rng=numpy.random.RandomState(0))
+
+    expected = numpy.random.RandomState(0).uniform(-0.05, 0.05, (3, 4))  # float64 draws, as Chainer's
+    with chainer.using_config("dtype", numpy.float64):
+        now = L.Linear(4, 3, initialW=uniform())
+        later = L.Linear(3, initialW=uniform())
+        later(numpy.ones((1, 4)))
+    numpy.testing.assert_array_equal(now.W.array, expected)
+    W = later.W.array  # drawn for the input's size, in float64 too: not float32 values widened
+    assert W.dtype == numpy.float64 and (W != W.astype(numpy.float32).astype(numpy.float64)).any()
+
+
 def test_lazy_links_size_on_the_device_they_were_moved_to():
     link = L.Linear(3).to_device("@numpy")
     link(ones(1, 2))
