@@ -182,20 +182,21 @@ def test_shared_copies_compute_with_the_same_arrays():
 
 
 @pytest.mark.parametrize(
-    "make, x_shape",
+    "make, x_shape, kwargs",
     [
-        (lambda: L.Linear(3, 2), (4, 3)),
-        (lambda: L.Convolution2D(2, 3, 3, pad=1), (1, 2, 4, 4)),
-        (lambda: L.Deconvolution2D(2, 3, 2, stride=2), (1, 2, 3, 3)),
-        (lambda: L.DepthwiseConvolution2D(2, 2, 3), (1, 2, 4, 4)),
+        (lambda: L.Linear(3, 2), (4, 3), {}),
+        (lambda: L.Convolution2D(2, 3, 3, pad=1), (1, 2, 4, 4), {}),
+        (lambda: L.Deconvolution2D(2, 3, 2, stride=2), (1, 2, 3, 3), {}),
+        (lambda: L.DepthwiseConvolution2D(2, 2, 3), (1, 2, 4, 4), {}),
+        (lambda: L.SimplifiedDropconnect(3, 2), (4, 3), {"train": False}),
     ],
 )
-def test_connections_compute_in_the_input_dtype(make, x_shape):
+def test_connections_compute_in_the_input_dtype(make, x_shape, kwargs):
     link = make()  # float32 parameters
     x = chainer.Variable(numpy.random.RandomState(0).uniform(-1, 1, x_shape).astype(numpy.float64))
-    y = link(x)
+    y = link(x, **kwargs)
     assert y.dtype == numpy.float64  # as Chainer's connection functions, in x's dtype
-    expected = link(x.array.astype(numpy.float32)).array
+    expected = link(x.array.astype(numpy.float32), **kwargs).array
     numpy.testing.assert_allclose(y.array, expected, rtol=1e-5, atol=1e-6)
     F.sum(y).backward()
     assert link.W.grad.dtype == numpy.float32 and x.grad.dtype == numpy.float64
