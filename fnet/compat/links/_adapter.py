@@ -28,9 +28,11 @@ from typing import Any
 import attrs
 import numpy
 
+from ... import backend
 from ... import initializers as _initializers
 from ... import ops as _ops
 from ...autodiff.tracer import unbox_all
+from ...errors import ShapeError
 from ...nn.layer import Layer
 from .. import configuration
 from .._random import next_key
@@ -62,23 +64,42 @@ def replaced(spec: Layer, **changes: Any) -> Layer:
     return copy
 
 
-def _sized(spec: Layer, n: int) -> Layer:
-    """``spec`` with every size it leaves to infer set to ``n`` (in its child layers too); ``spec``
-    itself when it infers none."""
+def _rewritten(spec: Layer, change) -> Layer:
+    """``spec`` with each field value ``v`` of name ``n`` replaced by ``change(n, v)``, in its
+    child layers too; ``spec`` itself when nothing changes."""
     changes = {}
     for field in attrs.fields(type(spec)):
         value = getattr(spec, field.name)
-        if value is None and field.name in _SIZES:
-            changes[field.name] = n
-        elif isinstance(value, Layer):
-            new = _sized(value, n)
-            if new is not value:
-                changes[field.name] = new
+        if isinstance(value, Layer):
+            new = _rewritten(value, change)
         elif isinstance(value, tuple) and any(isinstance(v, Layer) for v in value):
-            new = tuple(_sized(v, n) if isinstance(v, Layer) else v for v in value)
-            if any(a is not b for a, b in zip(new, value)):
-                changes[field.name] = new
+            new = tuple(_rewritten(v, change) if isinstance(v, Layer) else v for v in value)
+            new = value if all(a is b for a, b in zip(new, value)) else new
+        else:
+            new = change(field.name, value)
+        if new is not value:
+            changes[field.name] = new
     return replaced(spec, **changes) if changes else spec
+
+
+def _sized(spec: Layer, n: int) -> Layer:
+    """``spec`` with every size it leaves to infer set to ``n`` (in its child layers too); ``spec``
+    itself when it infers none."""
+    return _rewritten(spec, lambda name, value: n if value is None and name in _SIZES else value)
+
+
+def _without_initial_arrays(spec: Layer) -> Layer:
+    """``spec`` with its initial arrays (arrays, or ``Constant`` initializers of one) replaced by
+    zeros: a spec that can be drawn for any input size, to learn the parameters' names."""
+
+    def change(name, value):
+        if isinstance(value, _initializers.Constant) and numpy.ndim(value.fill_value):
+            return _initializers.Zero(dtype=value.dtype)
+        if backend.is_array(value) and numpy.ndim(value):
+            return _initializers.Zero(dtype=value.dtype)
+        return value
+
+    return _rewritten(spec, change)
 
 
 @attrs.frozen
@@ -101,6 +122,14 @@ def _shape_independent(one: dict, two: dict) -> dict:
         else:
             out[name] = a
     return out
+
+
+def _all_pending(params: dict) -> dict:
+    """``params`` with every leaf replaced by ``_Pending``."""
+    return {
+        name: _all_pending(a) if isinstance(a, Mapping) else _Pending(numpy.asarray(a).dtype)
+        for name, a in params.items()
+    }
 
 
 def _abstract(value):
@@ -276,8 +305,12 @@ class SpecLink(Link):
         if one is spec:
             return self._in_dtype(spec.init(key)), spec.init_state() if stateful else {}, _Redraw(spec=spec)
         two = self._probe(spec, 2)
-        params = _shape_independent(one.init(key), two.init(key))
         state = _shape_independent(one.init_state(), two.init_state()) if stateful else {}
+        try:
+            params = _shape_independent(one.init(key), two.init(key))
+        except ShapeError:  # an initial array fits the input's size only: all wait for the input
+            one = self._probe(_without_initial_arrays(spec), 1)
+            params = _all_pending(one.init(key))
         return self._in_dtype(params), state, _Redraw(spec=one)
 
     def _in_dtype(self, params: dict) -> dict:

@@ -9,6 +9,7 @@ import pytest
 import fnet.compat as chainer
 import fnet.compat.links as L
 from fnet.compat import serializers
+from fnet.errors import ShapeError
 
 
 def ones(*shape):
@@ -119,6 +120,20 @@ def test_parameters_are_drawn_at_the_precision_of_config_dtype():
     numpy.testing.assert_array_equal(now.W.array, expected)
     W = later.W.array  # drawn for the input's size, in float64 too: not float32 values widened
     assert W.dtype == numpy.float64 and (W != W.astype(numpy.float32).astype(numpy.float64)).any()
+
+
+def test_lazy_links_take_initial_arrays_of_the_size_to_come():
+    W = numpy.arange(6, dtype=numpy.float32).reshape(3, 2)
+    link = L.Linear(None, 3, initialW=W, initial_bias=numpy.ones(3, numpy.float32))
+    assert link.W.array is None and link.b.array is None  # both wait for the input
+    y = link(numpy.ones((1, 2), numpy.float32))
+    numpy.testing.assert_array_equal(y.array, [[2.0, 6.0, 10.0]])
+    numpy.testing.assert_array_equal(link.W.array, W)
+    norm = L.LayerNormalization(initial_gamma=numpy.full(3, 2, numpy.float32))
+    norm(numpy.zeros((1, 3), numpy.float32))
+    numpy.testing.assert_array_equal(norm.gamma.array, [2.0, 2.0, 2.0])
+    with pytest.raises(ShapeError):  # an array that does not fit the input still says so
+        L.Linear(None, 3, initialW=W)(numpy.ones((1, 4), numpy.float32))
 
 
 def test_lazy_links_size_on_the_device_they_were_moved_to():

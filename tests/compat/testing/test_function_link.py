@@ -12,7 +12,6 @@ import fnet.compat as chainer
 from fnet.compat import functions as F
 from fnet.compat import initializers, testing
 from fnet.compat import links as L
-from fnet.errors import ShapeError
 
 CPU = [{}]
 
@@ -296,9 +295,6 @@ class TestLazyLinear(LazyLinearSetup, testing.LinkTestCase):
         return initializers.Uniform(1.0), initializers.Uniform(1.0)
 
 
-@pytest.mark.xfail(
-    strict=True, raises=ShapeError, reason="compat links: a lazy link rejects an array initializer"
-)
 def test_lazy_link_with_array_initializers():
     run(type("LazyTest", (LazyLinearSetup, testing.LinkTestCase), {}), "test_forward")
 
