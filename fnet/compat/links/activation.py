@@ -9,7 +9,9 @@ array([[-0.5,  2. ]], dtype=float32)
 
 from __future__ import annotations
 
+from ... import initializers as pure_initializers
 from ... import nn
+from ..initializers import Initializer
 from ..link import Chain
 from ..variable import Variable
 from ._adapter import SpecLink, spec_attribute, spec_constructor, spec_view
@@ -21,13 +23,34 @@ class Maxout(SpecLink, Chain):
     """Fully connected maxout layer, Chainer's ``L.Maxout(in_size, out_size, pool_size,
     initialW=None, initial_bias=0)``: a child ``linear`` to ``out_size * pool_size`` units, then
     the maximum of each group of ``pool_size``; arrays given as ``initialW`` ``(out_size,
-    pool_size, in_size)`` / ``initial_bias`` ``(out_size, pool_size)`` are reshaped for it, and
-    ``initial_bias=None`` means no bias. ``in_size=None`` is inferred on the first call."""
+    pool_size, in_size)`` / ``initial_bias`` ``(out_size, pool_size)`` are reshaped for it (plain
+    callables see those layouts too), and ``initial_bias=None`` means no bias. ``in_size=None``
+    is inferred on the first call."""
 
     spec_type = nn.Maxout
-    __init__ = spec_constructor(nn.Maxout, "initialW", "initial_bias")
+    _construct = spec_constructor(nn.Maxout, "initialW", "initial_bias")
     pool_size = spec_attribute("pool_size", "The number of units each output is the maximum of.")
     out_size = spec_view(lambda s: s.linear.out_size // s.pool_size, "The number of outputs.")
+
+    def __init__(self, in_size, out_size, pool_size, initialW=None, initial_bias=0):
+        # As Chainer's: a plain callable (not an Initializer) fills the weight seen as
+        # (out_size, pool_size, in_size) and the bias as (out_size, pool_size); an Initializer
+        # fills the child's (out_size * pool_size, in_size) and (out_size * pool_size,).
+        initialW = _seen_as(initialW, (out_size, pool_size, -1))
+        initial_bias = _seen_as(initial_bias, (out_size, pool_size))
+        self._construct(in_size, out_size, pool_size, initialW, initial_bias)
+
+
+def _seen_as(initial, shape: tuple):
+    """A Chainer callable initializer given the array it fills reshaped to ``shape`` (a view, so
+    that what it writes lands in the array); anything else unchanged."""
+    if not callable(initial) or isinstance(initial, (Initializer, pure_initializers.Initializer)):
+        return initial
+
+    def fill(array):
+        initial(array.reshape(shape))
+
+    return fill
 
 
 class PReLU(SpecLink):

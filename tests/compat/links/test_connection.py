@@ -200,3 +200,20 @@ def test_connections_compute_in_the_input_dtype(make, x_shape, kwargs):
     numpy.testing.assert_allclose(y.array, expected, rtol=1e-5, atol=1e-6)
     F.sum(y).backward()
     assert link.W.grad.dtype == numpy.float32 and x.grad.dtype == numpy.float64
+
+
+def test_maxout_gives_plain_callables_its_own_layout():
+    seen = []
+
+    def fill_w(array):
+        seen.append(array.shape)
+        array[...] = numpy.arange(array.size).reshape(array.shape)
+
+    def fill_b(array):
+        seen.append(array.shape)
+        array.fill(2.0)
+
+    link = L.Maxout(2, 3, 4, initialW=fill_w, initial_bias=fill_b)
+    assert seen == [(3, 4, 2), (3, 4)]  # Chainer's Maxout layout, not the child Linear's
+    numpy.testing.assert_array_equal(link.linear.W.array, numpy.arange(24).reshape(12, 2))
+    numpy.testing.assert_array_equal(link.linear.b.array, numpy.full(12, 2.0))
