@@ -250,11 +250,14 @@ class MLPConvolution2D(SpecLink, ChainList):
         bias_init=None,
         **kwargs: Any,
     ):
-        if args or "wscale" in kwargs:
-            raise TypeError(
-                "MLPConvolution2D: wscale is not supported anymore. Use conv_init and bias_init "
-                "argument to change the scale of initial parameters."
-            )
+        retired = (
+            "MLPConvolution2D: wscale is not supported anymore. Use conv_init and bias_init "
+            "argument to change the scale of initial parameters."
+        )
+        if args:  # Chainer v1's seventh positional argument, wscale
+            raise TypeError(retired)
+        if "wscale" in kwargs:  # as Chainer's keyword check: a ValueError
+            raise ValueError(retired)
         if kwargs:
             raise TypeError(
                 f"MLPConvolution2D: got unexpected keyword argument(s) {', '.join(sorted(kwargs))}"
@@ -270,6 +273,17 @@ class MLPConvolution2D(SpecLink, ChainList):
             bias_init=as_initial(bias_init),
         )
         super().__init__(spec)
+        self._activation = activation
+
+    @property
+    def activation(self):
+        """The activation between the convolutions, as given; setting it changes the next call."""
+        return self._activation
+
+    @activation.setter
+    def activation(self, function) -> None:
+        self._spec = replaced(self._spec, activation=pure_function(function))
+        self._activation = function
 
     def _child_specs(self):
         return {str(i): conv for i, conv in enumerate(self._spec.convs)}

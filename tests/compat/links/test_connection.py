@@ -101,8 +101,15 @@ def test_activations_given_as_chainer_functions_or_on_variables():
     mlp = L.MLPConvolution2D(3, (4, 5), 3, activation=F.sigmoid)
     y = mlp(ones(1, 3, 5, 5))
     numpy.testing.assert_allclose(y.array, mlp[1](F.sigmoid(mlp[0](ones(1, 3, 5, 5)))).array, rtol=1e-6)
-    with pytest.raises(TypeError, match="wscale is not supported anymore"):
+    assert mlp.activation is F.sigmoid
+    mlp.activation = F.relu  # as in Chainer, the next call uses it
+    numpy.testing.assert_allclose(
+        mlp(ones(1, 3, 5, 5)).array, mlp[1](F.relu(mlp[0](ones(1, 3, 5, 5)))).array, rtol=1e-6
+    )
+    with pytest.raises(ValueError, match="wscale is not supported anymore"):
         L.MLPConvolution2D(3, (4,), 3, wscale=1.0)
+    with pytest.raises(TypeError, match="wscale is not supported anymore"):
+        L.MLPConvolution2D(3, (4,), 3, 1, 0, F.relu, 1.0)  # v1's positional wscale
 
 
 def test_parameter_link_holds_the_given_array():
