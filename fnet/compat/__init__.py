@@ -48,6 +48,7 @@ from .configuration import (  # noqa: E402
     get_dtype,
     global_config,
     is_debug,
+    mixed16,
     set_debug,
     using_config,
 )
@@ -146,6 +147,7 @@ __all__ = [
     "global_config",
     "using_config",
     "get_dtype",
+    "mixed16",
     "is_debug",
     "set_debug",
     "DebugMode",

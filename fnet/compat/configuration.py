@@ -23,6 +23,7 @@ __all__ = [
     "set_debug",
     "DebugMode",
     "get_dtype",
+    "mixed16",
 ]
 
 
@@ -69,8 +70,29 @@ def _env_flag(name: str, default: str) -> bool:
     return bool(int(os.environ.get(name, default)))
 
 
+class _Mixed16:
+    """The type of ``mixed16``."""
+
+    dtype = numpy.dtype(numpy.float16)  # what numpy.dtype(mixed16) gives
+
+    def __repr__(self):
+        return "dtype('mixed16')"
+
+
+mixed16 = _Mixed16()
+"""A ``config.dtype`` for mixed precision: float16 arrays and parameters, but float32 where a
+link asks ``get_dtype(map_mixed16=numpy.float32)`` (the normalization links' parameters and
+statistics), as in Chainer."""
+
+
 def _env_dtype():
     name = os.environ.get("CHAINER_DTYPE", "float32")
+    if name == "mixed16":
+        return mixed16
+    if name not in ("float16", "float32", "float64"):
+        raise TypeError(
+            f'incorrect dtype name in CHAINER_DTYPE: "{name}". Only float16/32/64 and mixed16 are allowed.'
+        )
     return numpy.dtype(name)
 
 
@@ -135,6 +157,11 @@ class DebugMode:
         return self._context.__exit__(*exc)
 
 
-def get_dtype(dtype=None):
-    """``dtype`` as a NumPy dtype, or ``config.dtype`` when it is None."""
-    return numpy.dtype(config.dtype if dtype is None else dtype)
+def get_dtype(dtype=None, map_mixed16=None):
+    """``dtype`` as a NumPy dtype, or ``config.dtype`` when it is None; ``mixed16`` is float16,
+    or ``map_mixed16`` when that is given."""
+    if dtype is None:
+        dtype = config.dtype
+    if dtype is mixed16 and map_mixed16 is not None:
+        dtype = map_mixed16
+    return numpy.dtype(dtype)

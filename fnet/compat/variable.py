@@ -525,6 +525,15 @@ class Parameter(Variable):
     def is_initialized(self) -> bool:
         return self.array is not None
 
+    @property
+    def dtype(self):
+        """The array's dtype; before the array is drawn, the one its initializer will make."""
+        if self.array is not None:
+            return self.array.dtype
+        from . import configuration
+
+        return configuration.get_dtype(getattr(self.initializer, "dtype", None))
+
     def initialize(self, shape) -> None:
         """Draw the array of ``shape`` from the initializer; the grad is filled with NaN."""
         from . import initializers

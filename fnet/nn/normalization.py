@@ -77,7 +77,8 @@ def _finetune_step(state: Mapping, decay: float, finetune: bool) -> tuple[numpy.
 
 
 def _filled(value, default: float, shape: tuple, dtype, key) -> object:
-    """An array drawn from Chainer-style initial ``value`` (None: the constant ``default``)."""
+    """An array drawn from Chainer-style initial ``value`` (None: the constant ``default``), in
+    ``dtype`` (None: the initializer's own, else the default, float32)."""
     return initializers.as_initializer(value, initializers.Constant(default))(key, shape, dtype=dtype)
 
 
@@ -436,7 +437,7 @@ class GroupNormalization(Layer):
                     )
                 )
             size = _shape(x)[1]
-        return _scale_shift(key, (size,), numpy.float32, self.initial_gamma, self.initial_beta)
+        return _scale_shift(key, (size,), None, self.initial_gamma, self.initial_beta)
 
     def apply(self, params, x):
         """``F.group_normalization(x, groups, gamma, beta, eps)``."""
@@ -468,7 +469,7 @@ class LayerNormalization(Layer):
         if size is None:
             _require_example("LayerNormalization.init", "size", x)
             size = int(numpy.prod(_shape(x)[1:]))
-        return _scale_shift(key, (size,), numpy.float32, self.initial_gamma, self.initial_beta)
+        return _scale_shift(key, (size,), None, self.initial_gamma, self.initial_beta)
 
     def apply(self, params, x):
         """``F.layer_normalization(x, gamma, beta, eps)``."""

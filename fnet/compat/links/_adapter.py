@@ -266,6 +266,7 @@ class SpecLink(Link):
     _example_arg = (0, "x")  # the argument of forward whose shape sizes a lazy link
     _keeps_state = True  # the spec's state is persistent values (not a recurrent state)
     _fixes_dtype = False  # the spec is given its dtype (else parameters take config.dtype)
+    _mixed16_dtype = None  # the parameters' dtype when config.dtype is mixed16 (None: float16)
     # Chainer's connection links compute in the input's dtype, whatever their parameters' dtype
     _computes_in_input_dtype = False
 
@@ -277,6 +278,8 @@ class SpecLink(Link):
     def __init__(self, spec: Layer, *, _given: tuple | None = None) -> None:
         super().__init__()
         self._spec = spec
+        # as Chainer's initializers, fixed at construction: a lazy link sized later keeps it
+        self._param_dtype = configuration.get_dtype(map_mixed16=self._mixed16_dtype)
         if _given is None:
             _given = self._draw(spec)
         params, state, redraw = _given
@@ -295,7 +298,12 @@ class SpecLink(Link):
         at its precision), unless the link gives its spec a dtype."""
         if self._fixes_dtype:
             return contextlib.nullcontext()
-        return _initializers.default_dtype(configuration.get_dtype())
+        return _initializers.default_dtype(self._parameter_dtype())
+
+    def _parameter_dtype(self) -> numpy.dtype:
+        """The dtype of the parameters: ``config.dtype`` when the link was made, with ``mixed16``
+        mapped as the link says."""
+        return self._param_dtype
 
     def _draw_sized(self, spec: Layer) -> tuple[dict, dict, _Redraw]:
         """``_draw``'s params, state and initializer, in the current default dtype."""
@@ -318,7 +326,7 @@ class SpecLink(Link):
         Chainer's initializers make them, unless the link gives its spec a dtype."""
         if self._fixes_dtype:
             return params
-        dtype = configuration.get_dtype()
+        dtype = self._parameter_dtype()
 
         def cast(value):
             if isinstance(value, Mapping):
@@ -497,8 +505,10 @@ def spec_constructor(
         for name in functions:
             if name in arguments:
                 arguments[name] = pure_function(arguments[name])
-        for name in dtypes:
-            arguments[name] = configuration.get_dtype(arguments.get(name))
+        for (
+            name
+        ) in dtypes:  # a link given its dtype: BatchNormalization's statistics, in float32 with mixed16
+            arguments[name] = configuration.get_dtype(arguments.get(name), map_mixed16=numpy.float32)
         SpecLink.__init__(self, spec_type(*bound.args, **bound.kwargs))
 
     self_param = inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy
+
 from ... import nn
 from ..configuration import get_dtype
 from ..variable import Variable
@@ -94,7 +96,15 @@ class BatchNormalization(_RunningStatistics):
             )
         initial = [as_initial(v) for v in (initial_gamma, initial_beta, initial_avg_mean, initial_avg_var)]
         spec = nn.BatchNormalization(
-            size, decay, eps, get_dtype(dtype), use_gamma, use_beta, *initial[:2], axis, *initial[2:]
+            size,
+            decay,
+            eps,
+            get_dtype(dtype, map_mixed16=numpy.float32),  # as Chainer's, float32 statistics with mixed16
+            use_gamma,
+            use_beta,
+            *initial[:2],
+            axis,
+            *initial[2:],
         )
         super().__init__(spec)
 
@@ -150,6 +160,7 @@ class GroupNormalization(SpecLink):
 
     spec_type = nn.GroupNormalization
     __init__ = spec_constructor(nn.GroupNormalization, "initial_gamma", "initial_beta")
+    _mixed16_dtype = numpy.float32  # as Chainer's
     groups = spec_attribute("groups", "The number of groups of channels.")
     eps = spec_attribute("eps", "The epsilon added to the variance.", settable=True)
 
