@@ -106,6 +106,15 @@ class FunctionNode(_ForwardByDevice):
         """The gradients of the inputs in ``target_input_indexes`` (Variables); none by default."""
         return (None,) * len(target_input_indexes)
 
+    def backward_accumulate(self, target_input_indexes, grad_outputs, grad_inputs):
+        """``backward``'s gradients added to ``grad_inputs``, the gradients those inputs have so
+        far (None: none). A subclass may define this instead of ``backward`` to fuse the sum;
+        the backward pass of this layer sums gradients itself, so it passes None for each."""
+        gxs = self._per_target(self.backward(target_input_indexes, grad_outputs), target_input_indexes)
+        return tuple(
+            gx if g_in is None else g_in if gx is None else gx + g_in for gx, g_in in zip(gxs, grad_inputs)
+        )
+
     # -- what it offers --------------------------------------------------------------------
     @property
     def label(self) -> str:
@@ -211,6 +220,21 @@ class FunctionNode(_ForwardByDevice):
         self._retained_outputs = outputs if self._output_indexes_to_retain else None
         return outputs
 
+    def _per_target(self, gxs, targets) -> tuple:
+        """The gradients a backward method returned, one per target input (it may give one per
+        input: those of the targets are taken)."""
+        if not isinstance(gxs, (tuple, list)):
+            gxs = (gxs,)
+        n_inputs = len(self.inputs) if self.inputs is not None else len(gxs)
+        if len(gxs) == n_inputs and len(gxs) != len(targets):
+            gxs = [gxs[i] for i in targets]
+        if len(gxs) != len(targets):
+            raise ValueError(
+                f"{self.label}.backward returned {len(gxs)} gradients for {len(targets)} target inputs\n"
+                "  hint: return one gradient per index in target_input_indexes (or one per input)"
+            )
+        return tuple(gxs)
+
     def _gradient(self, index: int, g, ans, inputs):
         """The cotangent of input ``index``; the user's backward runs once per pass (per ``g``)."""
         cache = self._cache
@@ -227,16 +251,12 @@ class FunctionNode(_ForwardByDevice):
         out_grads = tuple(None if gi is None else gi.array for gi in grad_outputs)
         for hook in hooks:
             hook.backward_preprocess(self, in_arrays, out_grads)
-        gxs = self.backward(self._targets, grad_outputs)
-        if not isinstance(gxs, (tuple, list)):
-            gxs = (gxs,)
-        if len(gxs) == len(inputs) and len(gxs) != len(self._targets):
-            gxs = [gxs[i] for i in self._targets]
-        if len(gxs) != len(self._targets):
-            raise ValueError(
-                f"{self.label}.backward returned {len(gxs)} gradients "
-                f"for {len(self._targets)} target inputs\n"
-                "  hint: return one gradient per index in target_input_indexes (or one per input)"
+        targets = self._targets
+        if type(self).backward_accumulate is FunctionNode.backward_accumulate:
+            gxs = self._per_target(self.backward(targets, grad_outputs), targets)
+        else:  # the subclass's own: no gradient so far, this pass sums them
+            gxs = self._per_target(
+                self.backward_accumulate(targets, grad_outputs, (None,) * len(targets)), targets
             )
         result = {}
         for i, gx in zip(self._targets, gxs):

@@ -176,3 +176,46 @@ def test_debug_mode_finds_nan_in_forward():
 def test_calling_a_node_like_a_function_says_to_use_apply():
     with pytest.raises(RuntimeError, match=r"use its apply\(\) method"):
         MulAdd()(rand(1), rand(1), rand(1))
+
+
+class FusedMulAdd(chainer.FunctionNode):
+    """``a * b + c`` whose gradients are given by ``backward_accumulate`` (no ``backward``)."""
+
+    calls = []
+
+    def forward(self, inputs):
+        self.retain_inputs((0, 1))
+        a, b, c = inputs
+        return (a * b + c,)
+
+    def backward_accumulate(self, target_input_indexes, grad_outputs, grad_inputs):
+        FusedMulAdd.calls.append(grad_inputs)
+        a, b = self.get_retained_inputs()
+        (g,) = grad_outputs
+        new = {0: g * b, 1: a * g, 2: g}
+        return tuple(
+            new[i] if g_in is None else new[i] + g_in for i, g_in in zip(target_input_indexes, grad_inputs)
+        )
+
+
+def test_backward_accumulate_gives_the_gradients_and_adds_to_existing_ones():
+    FusedMulAdd.calls.clear()
+    a, b, c = (chainer.Variable(numpy.array([v], numpy.float32)) for v in (2.0, 3.0, 4.0))
+    c.grad = numpy.array([10.0], numpy.float32)  # an existing gradient: the sum keeps it
+    (y,) = FusedMulAdd().apply((a, b, c))
+    y.grad = numpy.array([1.0], numpy.float32)
+    y.backward()
+    assert FusedMulAdd.calls == [(None, None, None)]  # the pass sums the gradients itself
+    assert (a.grad[0], b.grad[0], c.grad[0]) == (3.0, 2.0, 11.0)
+
+
+def test_the_default_backward_accumulate_adds_backwards_gradients():
+    node = ExpAndSquare()
+    x = numpy.array([0.5, 1.0], numpy.float32)
+    node.apply((x,))
+    g = chainer.Variable(numpy.ones(2, numpy.float32))
+    (expected,) = node.backward((0,), (g, g))
+    (plain,) = node.backward_accumulate((0,), (g, g), (None,))
+    (summed,) = node.backward_accumulate((0,), (g, g), (chainer.Variable(numpy.full(2, 5.0, numpy.float32)),))
+    numpy.testing.assert_allclose(plain.array, expected.array)
+    numpy.testing.assert_allclose(summed.array, expected.array + 5.0)
