@@ -172,7 +172,7 @@ class Variable:
     @grad.setter
     def grad(self, g) -> None:
         _check_grad(self, g, "Variable.grad")
-        self._grad = None if g is None else Variable._of(g)
+        self._grad = None if g is None else Variable(g)  # as Chainer's: a Variable that requires grad
 
     @property
     def grad_var(self):

@@ -285,3 +285,11 @@ def test_variables_and_parameters_pickle_as_leaves():
     p = chainer.Parameter(f32(3), name="p")
     q = pickle.loads(pickle.dumps(p))
     assert isinstance(q, chainer.Parameter) and q.name == "p" and q.array.tolist() == [3.0]
+
+
+@pytest.mark.parametrize("requires_grad", [True, False])
+def test_a_grad_set_as_an_array_is_a_variable_that_requires_grad(requires_grad):
+    v = chainer.Variable(numpy.zeros(3, numpy.float32), requires_grad=requires_grad)
+    v.grad = numpy.ones(3, numpy.float32)
+    assert v.grad_var.requires_grad is True and v.requires_grad is requires_grad  # as Chainer's
+    numpy.testing.assert_array_equal(v.grad, numpy.ones(3))
