@@ -9,6 +9,7 @@ the raw array, so inference and data inputs cost nothing extra.
 from __future__ import annotations
 
 import importlib
+import warnings
 import weakref
 
 import numpy
@@ -192,6 +193,11 @@ class Variable:
 
     def zerograd(self) -> None:
         """Set the gradient to zeros (deprecated in Chainer in favour of ``cleargrad``)."""
+        warnings.warn(
+            "Variable.zerograd is deprecated. Use Variable.cleargrad instead.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         data = self.array
         if data is not None:
             self._grad = Variable._of(backend.xp(data).zeros_like(data))
@@ -362,6 +368,14 @@ class Variable:
                     f"Variable.backward: {self._describe()} is not a scalar, so its gradient cannot "
                     "start as 1\n  hint: reduce it first (F.sum(y) or F.mean(y)), or set y.grad to an "
                     "array of its shape before calling backward()"
+                )
+            if data.ndim:
+                warnings.warn(
+                    "Treating a variable with only one element as a scalar in Variable.backward is "
+                    "deprecated. A scalar variable must be a 0-dimensional array: apply "
+                    "chainer.functions.squeeze to obtain one.",
+                    DeprecationWarning,
+                    stacklevel=2,
                 )
             ones = backend.xp(data).ones_like(data)
             if loss_scale is not None:

@@ -293,3 +293,13 @@ def test_a_grad_set_as_an_array_is_a_variable_that_requires_grad(requires_grad):
     v.grad = numpy.ones(3, numpy.float32)
     assert v.grad_var.requires_grad is True and v.requires_grad is requires_grad  # as Chainer's
     numpy.testing.assert_array_equal(v.grad, numpy.ones(3))
+
+
+def test_deprecated_uses_warn_as_in_chainer():
+    v = chainer.Variable(numpy.ones(1, numpy.float32))
+    with pytest.warns(DeprecationWarning, match="Variable.zerograd is deprecated"):
+        v.zerograd()
+    y = v * 2  # one element but not 0-d: treated as a scalar, with Chainer's warning
+    with pytest.warns(DeprecationWarning, match="only one element as a scalar"):
+        y.backward()
+    numpy.testing.assert_array_equal(v.grad, [2.0])
