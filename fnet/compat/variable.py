@@ -193,11 +193,7 @@ class Variable:
 
     def zerograd(self) -> None:
         """Set the gradient to zeros (deprecated in Chainer in favour of ``cleargrad``)."""
-        warnings.warn(
-            "Variable.zerograd is deprecated. Use Variable.cleargrad instead.",
-            DeprecationWarning,
-            stacklevel=2,
-        )
+        _warn_zerograd()
         data = self.array
         if data is not None:
             self._grad = Variable._of(backend.xp(data).zeros_like(data))
@@ -504,6 +500,14 @@ def _rebuild_variable(array, name, grad, requires_grad):
     return v
 
 
+def _warn_zerograd(stacklevel: int = 3) -> None:
+    warnings.warn(
+        "Variable.zerograd is deprecated. Use Variable.cleargrad instead.",
+        DeprecationWarning,
+        stacklevel=stacklevel,
+    )
+
+
 class Parameter(Variable):
     """A Variable registered to a Link: initialized (maybe lazily) from an initializer.
 
@@ -514,6 +518,9 @@ class Parameter(Variable):
     """
 
     __slots__ = ("initializer", "update_rule", "_initial_device", "__dict__")
+    # the grad an uninitialized parameter gets with its array: NaN, zeros after zerograd(),
+    # none after cleargrad() (the array is not there yet for them to act on)
+    _grad_fill: float | None = numpy.nan
 
     def __init__(self, initializer=None, shape=None, name: str | None = None):
         from . import initializers
@@ -556,7 +563,23 @@ class Parameter(Variable):
         array = initializers.generate_array(self.initializer, shape, device.xp, device=device)
         self._grad = None
         self._set_array(array)
-        self._grad = Variable._of(device.xp.full_like(array, numpy.nan))
+        if self._grad_fill is not None:
+            self._grad = Variable._of(device.xp.full_like(array, self._grad_fill))
+
+    def cleargrad(self) -> None:
+        """Forget the gradient; an uninitialized parameter will have none when it is drawn."""
+        super().cleargrad()
+        if self.array is None:
+            self._grad_fill = None
+
+    def zerograd(self) -> None:
+        """Zero the gradient; an uninitialized parameter will have zeros when it is drawn."""
+        with warnings.catch_warnings():  # warned once, at the caller's line
+            warnings.simplefilter("ignore", DeprecationWarning)
+            super().zerograd()
+        _warn_zerograd(stacklevel=3)
+        if self.array is None:
+            self._grad_fill = 0.0
 
     def update(self) -> None:
         """Update this parameter with its update rule (set by the optimizer's ``setup``)."""

@@ -303,3 +303,15 @@ def test_deprecated_uses_warn_as_in_chainer():
     with pytest.warns(DeprecationWarning, match="only one element as a scalar"):
         y.backward()
     numpy.testing.assert_array_equal(v.grad, [2.0])
+
+
+def test_an_uninitialized_parameter_keeps_what_zerograd_or_cleargrad_asked():
+    fresh, cleared, zeroed = chainer.Parameter(), chainer.Parameter(), chainer.Parameter()
+    cleared.cleargrad()
+    with pytest.warns(DeprecationWarning):
+        zeroed.zerograd()
+    for p in (fresh, cleared, zeroed):
+        p.initialize((2,))
+    assert numpy.isnan(fresh.grad).all()  # Chainer's NaN: a forgotten cleargrads() shows
+    assert cleared.grad is None
+    numpy.testing.assert_array_equal(zeroed.grad, [0.0, 0.0])
