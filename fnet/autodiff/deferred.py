@@ -27,10 +27,16 @@ class Deferred(abc.ABC):
         self.shape = shape
         self.dtype = dtype
 
-    @abc.abstractmethod
     def merge(self, other) -> Deferred | None:
         """The sum of ``self`` and ``other`` as one deferred cotangent, or None when they do not
         combine (another kind, another dtype, another shape): then both are computed."""
+        if type(other) is not type(self) or other.shape != self.shape or other.dtype != self.dtype:
+            return None
+        return self._joined(other)
+
+    @abc.abstractmethod
+    def _joined(self, other: Deferred) -> Deferred:
+        """The sum of ``self`` and ``other``, of this kind, shape and dtype."""
 
     @abc.abstractmethod
     def value(self):

@@ -85,9 +85,7 @@ class _ProductSum(Deferred):
         self.gs = gs
         self.xs = xs
 
-    def merge(self, other):
-        if type(other) is not _ProductSum or other.shape != self.shape or other.dtype != self.dtype:
-            return None
+    def _joined(self, other):
         return _ProductSum(self.gs + other.gs, self.xs + other.xs)
 
     def value(self):
@@ -275,9 +273,7 @@ class _RowScatter(Deferred):
         self.ids = ids
         self.rows = rows
 
-    def merge(self, other):
-        if type(other) is not _RowScatter or other.shape != self.shape or other.dtype != self.dtype:
-            return None
+    def _joined(self, other):
         return _RowScatter(self.shape, self.ids + other.ids, self.rows + other.rows)
 
     def value(self):
