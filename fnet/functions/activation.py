@@ -531,9 +531,9 @@ def _gates(x, n: int, *, interleaved: bool) -> list:
     shape = _shape(x)
     units = shape[1] // n
     split = (units, n) if interleaved else (n, units)
-    blocks = ops.reshape(x, (shape[0], *split, *shape[2:]))
+    blocks = x.reshape((shape[0], *split, *shape[2:]))  # views of a raw array, recorded when traced
     prefix = (slice(None),) * (2 if interleaved else 1)
-    return [ops.getitem(blocks, (*prefix, k)) for k in range(n)]
+    return [blocks[(*prefix, k)] for k in range(n)]
 
 
 def _cell_update(inputs, forgets, o):
@@ -545,10 +545,10 @@ def _cell_update(inputs, forgets, o):
 
 
 # The LSTM cell of ``lstm`` as three primitives: the four gate activations in one pass over
-# the gate input, then ``c`` and ``h`` from them. Their VJPs write the gradient of the
-# interleaved gate input at once and use the kept activations: nothing transcendental is
-# computed again but ``tanh(c)`` (the composition of ``_gates`` and ``_cell_update`` records 14
-# operations and scatters each gate's gradient separately). The VJPs are written once, with
+# the gate input, then ``c`` and ``h = o * tanh(c)`` from them. Their VJPs write the gradient
+# of the interleaved gate input at once and use the kept activations: nothing transcendental
+# is computed again (the composition of ``_gates`` and ``_cell_update`` records 14 operations
+# and scatters each gate's gradient separately). The VJPs are written once, with
 # operators and the functions of ``_math``: on raw arrays they are plain array code, on
 # tracers every step is recorded, so they differentiate again.
 def _math(*operands):
@@ -558,12 +558,6 @@ def _math(*operands):
         if type(a) is Tracer:
             return ops
     return backend.xp(operands[0])
-
-
-def _by_gate(x):
-    """``x`` ``(B, 4 H, *rest)`` as ``(B, H, 4, *rest)``: axis 2 is the gate (a, i, f, o)."""
-    shape = _shape(x)
-    return x.reshape((shape[0], shape[1] // 4, 4, *shape[2:]))
 
 
 @functools.lru_cache
@@ -609,9 +603,8 @@ _lstm_activate.defvjp(_lstm_activate_vjp)
 
 
 def _gate_values(act) -> list:
-    """The activations ``a, i, f, o`` in ``act`` (of ``_lstm_activate``): views, not copies."""
-    by_gate = _by_gate(act)
-    return [by_gate[:, :, k] for k in range(4)]
+    """The activations ``a, i, f, o`` in ``act`` (of ``_lstm_activate``)."""
+    return _gates(act, 4, interleaved=True)
 
 
 @primitive(name="lstm_cell")
@@ -622,9 +615,9 @@ def _lstm_cell(c_prev, act):
 
 
 @primitive(name="lstm_output")
-def _lstm_output(c, act):
+def _lstm_output(tanh_c, act):
     """``h = o * tanh(c)`` for the activation ``o`` in ``act``."""
-    return _gate_values(act)[3] * backend.xp(c).tanh(c)
+    return _gate_values(act)[3] * tanh_c
 
 
 def _interleave(m, gates, act):
@@ -638,20 +631,15 @@ def _lstm_cell_vjp_act(g, c, c_prev, act):
     return _interleave(m, [g * i, g * a, g * c_prev, m.zeros_like(g)], act)
 
 
-def _lstm_output_vjp_c(g, h, c, act):
-    tc = _math(g, c, act).tanh(c)
-    return g * _gate_values(act)[3] * (1 - tc * tc)
-
-
-def _lstm_output_vjp_act(g, h, c, act):
-    m = _math(g, c, act)
-    go = g * m.tanh(c)
+def _lstm_output_vjp_act(g, h, tanh_c, act):
+    m = _math(g, tanh_c, act)
+    go = g * tanh_c
     zero = m.zeros_like(go)
     return _interleave(m, [zero, zero, zero, go], act)
 
 
 _lstm_cell.defvjp(lambda g, c, c_prev, act: g * _gate_values(act)[2], _lstm_cell_vjp_act)
-_lstm_output.defvjp(_lstm_output_vjp_c, _lstm_output_vjp_act)
+_lstm_output.defvjp(lambda g, h, tanh_c, act: g * _gate_values(act)[3], _lstm_output_vjp_act)
 
 
 def lstm(c_prev, x):
@@ -674,7 +662,7 @@ def lstm(c_prev, x):
     head = c_prev if batch == total else ops.getitem(c_prev, slice(0, batch))
     act = _lstm_activate(x)
     c = _lstm_cell(head, act)
-    h = _lstm_output(c, act)
+    h = _lstm_output(ops.tanh(c), act)
     if batch < total:
         c = ops.concatenate([c, ops.getitem(c_prev, slice(batch, None))], axis=0)
     return c, h
