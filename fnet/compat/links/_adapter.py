@@ -31,6 +31,7 @@ import numpy
 from ... import backend
 from ... import initializers as _initializers
 from ... import ops as _ops
+from ... import tree as _tree
 from ...autodiff.tracer import unbox_all
 from ...errors import ShapeError
 from ...nn.layer import Layer
@@ -93,9 +94,8 @@ def _without_initial_arrays(spec: Layer) -> Layer:
     zeros: a spec that can be drawn for any input size, to learn the parameters' names."""
 
     def change(name, value):
-        if isinstance(value, _initializers.Constant) and numpy.ndim(value.fill_value):
-            return _initializers.Zero(dtype=value.dtype)
-        if backend.is_array(value) and numpy.ndim(value):
+        initial = value.fill_value if isinstance(value, _initializers.Constant) else value
+        if backend.is_array(initial) and numpy.ndim(initial):
             return _initializers.Zero(dtype=value.dtype)
         return value
 
@@ -278,7 +278,8 @@ class SpecLink(Link):
     def __init__(self, spec: Layer, *, _given: tuple | None = None) -> None:
         super().__init__()
         self._spec = spec
-        # as Chainer's initializers, fixed at construction: a lazy link sized later keeps it
+        # the parameters' dtype: config.dtype (mixed16 mapped as the link says), fixed at
+        # construction as Chainer's initializers' dtype is: a lazy link sized later keeps it
         self._param_dtype = configuration.get_dtype(map_mixed16=self._mixed16_dtype)
         if _given is None:
             _given = self._draw(spec)
@@ -298,12 +299,7 @@ class SpecLink(Link):
         at its precision), unless the link gives its spec a dtype."""
         if self._fixes_dtype:
             return contextlib.nullcontext()
-        return _initializers.default_dtype(self._parameter_dtype())
-
-    def _parameter_dtype(self) -> numpy.dtype:
-        """The dtype of the parameters: ``config.dtype`` when the link was made, with ``mixed16``
-        mapped as the link says."""
-        return self._param_dtype
+        return _initializers.default_dtype(self._param_dtype)
 
     def _draw_sized(self, spec: Layer) -> tuple[dict, dict, _Redraw]:
         """``_draw``'s params, state and initializer, in the current default dtype."""
@@ -326,7 +322,7 @@ class SpecLink(Link):
         Chainer's initializers make them, unless the link gives its spec a dtype."""
         if self._fixes_dtype:
             return params
-        dtype = self._parameter_dtype()
+        dtype = self._param_dtype
 
         def cast(value):
             if isinstance(value, Mapping):
@@ -415,13 +411,10 @@ def _floats_in_dtype(params: dict, dtype) -> dict:
         return params
 
     def cast(value):
-        if isinstance(value, Mapping):
-            return {k: cast(v) for k, v in value.items()}
-        if value is None or unbox_all(value).dtype == dtype or unbox_all(value).dtype.kind != "f":
-            return value
-        return _ops.astype(value, dtype)
+        kept = unbox_all(value).dtype
+        return value if kept == dtype or kept.kind != "f" else _ops.astype(value, dtype)
 
-    return cast(params)
+    return _tree.map(cast, params)
 
 
 def _missing(state: dict) -> bool:
@@ -505,9 +498,8 @@ def spec_constructor(
         for name in functions:
             if name in arguments:
                 arguments[name] = pure_function(arguments[name])
-        for (
-            name
-        ) in dtypes:  # a link given its dtype: BatchNormalization's statistics, in float32 with mixed16
+        # a link given its dtype (BatchNormalization's statistics): float32 under mixed16
+        for name in dtypes:
             arguments[name] = configuration.get_dtype(arguments.get(name), map_mixed16=numpy.float32)
         SpecLink.__init__(self, spec_type(*bound.args, **bound.kwargs))
 
