@@ -193,7 +193,14 @@ class Variable:
 
     def zerograd(self) -> None:
         """Set the gradient to zeros (deprecated in Chainer in favour of ``cleargrad``)."""
-        _warn_zerograd()
+        warnings.warn(
+            "Variable.zerograd is deprecated. Use Variable.cleargrad instead.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        self._zero_grad()
+
+    def _zero_grad(self) -> None:
         data = self.array
         if data is not None:
             self._grad = Variable._of(backend.xp(data).zeros_like(data))
@@ -500,14 +507,6 @@ def _rebuild_variable(array, name, grad, requires_grad):
     return v
 
 
-def _warn_zerograd(stacklevel: int = 3) -> None:
-    warnings.warn(
-        "Variable.zerograd is deprecated. Use Variable.cleargrad instead.",
-        DeprecationWarning,
-        stacklevel=stacklevel,
-    )
-
-
 class Parameter(Variable):
     """A Variable registered to a Link: initialized (maybe lazily) from an initializer.
 
@@ -572,12 +571,9 @@ class Parameter(Variable):
         if self.array is None:
             self._grad_fill = None
 
-    def zerograd(self) -> None:
+    def _zero_grad(self) -> None:
         """Zero the gradient; an uninitialized parameter will have zeros when it is drawn."""
-        with warnings.catch_warnings():  # warned once, at the caller's line
-            warnings.simplefilter("ignore", DeprecationWarning)
-            super().zerograd()
-        _warn_zerograd(stacklevel=3)
+        super()._zero_grad()
         if self.array is None:
             self._grad_fill = 0.0
 
