@@ -253,11 +253,10 @@ class FunctionNode(_ForwardByDevice):
             hook.backward_preprocess(self, in_arrays, out_grads)
         targets = self._targets
         if type(self).backward_accumulate is FunctionNode.backward_accumulate:
-            gxs = self._per_target(self.backward(targets, grad_outputs), targets)
+            gxs = self.backward(targets, grad_outputs)
         else:  # the subclass's own: no gradient so far, this pass sums them
-            gxs = self._per_target(
-                self.backward_accumulate(targets, grad_outputs, (None,) * len(targets)), targets
-            )
+            gxs = self.backward_accumulate(targets, grad_outputs, (None,) * len(targets))
+        gxs = self._per_target(gxs, targets)
         result = {}
         for i, gx in zip(self._targets, gxs):
             if gx is None:
