@@ -9,7 +9,14 @@ A Record whose output is a tuple (a primitive with several outputs, such as a Ch
 outputs are taken apart with ``take_output``, whose VJP puts the cotangent in its slot.
 
 A VJP may return a ``Deferred`` cotangent (``deferred.py``): deferred terms of one kind are
-merged as they arrive and computed once, when their Record is visited.
+merged as they arrive and computed once, when their Record is visited. Deferred cotangents that
+share a batch key are computed together, when the first of them is needed. So that they have
+all arrived by then, the engine, on reaching the first Record with such a cotangent, first
+visits every scheduled Record that is not an ancestor of it. That is still a topological order:
+no Record left aside sends a cotangent to one visited meanwhile, since ancestors send only to
+ancestors. It reorders once per pass, for the first batch key it meets (the output layer of
+a recurrent model, whose cotangents come first): a walk over the graph for every key would
+cost more than it saves.
 """
 
 from __future__ import annotations
@@ -17,7 +24,7 @@ from __future__ import annotations
 import heapq
 
 from ..errors import VJPRuleError, aval, message
-from .deferred import Deferred, value_of
+from .deferred import is_deferred, value_of
 from .tracer import Record, Tracer, unbox_all
 
 __all__ = ["backward"]
@@ -61,6 +68,18 @@ def _check_cotangent(record: Record, index: int, ct, parent: Tracer) -> bool:
     )
 
 
+def _ancestors(record: Record) -> set:
+    """``record`` and every Record it depends on."""
+    found = {record}
+    stack = [record]
+    while stack:
+        for parent in stack.pop().parents:
+            if parent is not None and parent.record not in found:
+                found.add(parent.record)
+                stack.append(parent.record)
+    return found
+
+
 def backward(roots, *, create_graph: bool = False, keep=None) -> dict:
     """Propagate cotangents backward from ``roots`` and return those of the kept Records.
 
@@ -75,24 +94,28 @@ def backward(roots, *, create_graph: bool = False, keep=None) -> dict:
         A dict ``record -> cotangent``.
     """
     grads: dict = {}
+    kept: dict = {}
     heap: list = []
     # Records whose cotangent is a sum this engine made: no one else holds that array, so
     # further cotangents are added into it in place (one pass, no new array). Not while the
     # backward pass is itself recorded: then every sum must be a recorded operation.
     owned: set = set()
+    batches: dict = {}  # batch key -> the Records whose first cotangent had that key
 
     def send(record: Record, ct) -> None:
         """Add ``ct`` to the cotangent of ``record``, scheduling it on its first arrival."""
         if record not in grads:
             grads[record] = ct
             heapq.heappush(heap, (-record.seq, record))
+            if is_deferred(ct) and ct.batch_key is not None:
+                batches.setdefault(ct.batch_key, []).append(record)
             return
         total = grads[record]
         if type(total) is tuple:
             grads[record] = _add_slots(total, ct)
             return
-        if isinstance(total, Deferred) or isinstance(ct, Deferred):
-            merged = total.merge(ct) if isinstance(total, Deferred) else None
+        if is_deferred(total) or is_deferred(ct):
+            merged = total.merge(ct) if is_deferred(total) else None
             if merged is not None:
                 grads[record] = merged
                 return
@@ -105,17 +128,39 @@ def backward(roots, *, create_graph: bool = False, keep=None) -> dict:
             if total.flags.writeable:
                 owned.add(record)
 
-    for tracer, ct in roots:
-        send(tracer.record, ct)
-    kept: dict = {}
-    while heap:
-        record = heapq.heappop(heap)[1]
+    def computed(ct):
+        """The value of the deferred cotangent ``ct``, computed with the others of its batch."""
+        key = ct.batch_key
+        if key is None:
+            return ct.value()
+        others = [r for r in batches.pop(key) if getattr(grads.get(r), "batch_key", None) == key]
+        values = type(ct).values([ct] + [grads[r] for r in others])
+        grads.update(zip(others, values[1:]))
+        return values[0]
+
+    def visit_unrelated_first(record: Record) -> None:
+        """Visit every scheduled Record that is not an ancestor of ``record``."""
+        ancestors = _ancestors(record)
+        held = []
+        while heap:
+            other = heapq.heappop(heap)[1]
+            if other in ancestors:
+                held.append(other)
+            else:
+                visit(other)
+        for other in held:
+            heapq.heappush(heap, (-other.seq, other))
+
+    def visit(record: Record) -> None:
+        """Send the VJPs of ``record`` to its parents (or keep its cotangent)."""
         primitive = record.primitive
-        g = value_of(grads.pop(record))
+        g = grads.pop(record)
+        if is_deferred(g):
+            g = computed(g)
         if primitive is None or (keep is not None and keep(record)):
             kept[record] = g
             if primitive is None:
-                continue
+                return
         params = record.params
         if create_graph:
             args = [v if p is None else p for p, v in zip(record.parents, record.args)]
@@ -133,4 +178,14 @@ def backward(roots, *, create_graph: bool = False, keep=None) -> dict:
             ct = vjp(g, ans, *args, **params)
             if ct is not None and _check_cotangent(record, index, ct, parent):
                 send(parent.record, ct)
+
+    for tracer, ct in roots:
+        send(tracer.record, ct)
+    reordered = False
+    while heap:
+        record = heapq.heappop(heap)[1]
+        if not reordered and is_deferred(grads[record]) and grads[record].batch_key is not None:
+            reordered = True
+            visit_unrelated_first(record)
+        visit(record)
     return kept

@@ -6,6 +6,12 @@ written and added once more; kept as their factors and summed when the parameter
 is read, they become one call: the matrix products ``g_t.T @ x_t`` one product of the stacked
 factors, the row scatters of an embedding one scatter.
 
+Deferred cotangents of *different* operands may be computed together too: those with one
+``batch_key`` are computed by one call of ``values``. The input cotangents ``g_t @ W`` of a
+weight applied at every time step become one product of the stacked ``g_t``; the engine
+visits what does not lead to the first of them before it (``backward.py``), so that every
+``g_t`` is there when the product is made.
+
 A VJP may return a ``Deferred`` in place of an array when it works on raw arrays (never while
 the backward pass is recorded: then every term must be a traced operation). The engine merges
 deferred terms of one kind and takes ``value()`` before the cotangent is used anywhere else.
@@ -15,13 +21,22 @@ from __future__ import annotations
 
 import abc
 
-__all__ = ["Deferred", "value_of"]
+__all__ = ["Deferred", "is_deferred", "value_of"]
+
+_KINDS: set = set()  # the subclasses of Deferred: a type lookup is faster than isinstance of an ABC
 
 
 class Deferred(abc.ABC):
     """A cotangent kept as the terms of a sum; ``shape`` and ``dtype`` are those of its value."""
 
     __slots__ = ("shape", "dtype")
+
+    #: Deferred cotangents with one key (not None) are computed together by ``values``.
+    batch_key = None
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        _KINDS.add(cls)
 
     def __init__(self, shape: tuple, dtype):
         self.shape = shape
@@ -35,14 +50,25 @@ class Deferred(abc.ABC):
         return self._joined(other)
 
     @abc.abstractmethod
-    def _joined(self, other: Deferred) -> Deferred:
-        """The sum of ``self`` and ``other``, of this kind, shape and dtype."""
+    def _joined(self, other: Deferred) -> Deferred | None:
+        """The sum of ``self`` and ``other``, of this kind, shape and dtype (None when they
+        differ in something else that keeps them apart)."""
 
     @abc.abstractmethod
     def value(self):
         """The array this cotangent stands for."""
 
+    @classmethod
+    def values(cls, deferred: list) -> list:
+        """The arrays of several cotangents of this kind that share a ``batch_key``."""
+        return [d.value() for d in deferred]
+
+
+def is_deferred(ct) -> bool:
+    """Whether ``ct`` is a deferred cotangent."""
+    return type(ct) in _KINDS
+
 
 def value_of(ct):
     """``ct`` as an array: the value of a deferred cotangent, anything else unchanged."""
-    return ct.value() if isinstance(ct, Deferred) else ct
+    return ct.value() if type(ct) in _KINDS else ct

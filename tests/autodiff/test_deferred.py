@@ -80,6 +80,73 @@ def test_the_recorded_backward_pass_defers_no_traced_cotangent():
     assert_allclose(g.value, [16.0, 32.0])
 
 
+class Batched(Deferred):
+    """``2 * g``, computed together with the others of its key, recording each batch."""
+
+    batches: list = []
+
+    def __init__(self, g, key):
+        super().__init__(g.shape, g.dtype)
+        self.g = g
+        self.batch_key = key
+
+    def _joined(self, other):
+        return Batched(self.g + other.g, self.batch_key)
+
+    def value(self):
+        return self.values([self])[0]
+
+    @classmethod
+    def values(cls, deferred):
+        keys = {d.batch_key for d in deferred}
+        assert len(keys) == 1
+        cls.batches.append((keys.pop(), len(deferred)))
+        return [2 * d.g for d in deferred]
+
+
+@primitive
+def _double(x, *, key):
+    return 2 * x
+
+
+_double.defvjp(lambda g, ans, x, *, key: ops.multiply(g, 2) if type(g) is Tracer else Batched(g, key))
+
+
+def recurrence(x, steps, key="out"):
+    """``h_t = sin(h_{t-1})`` with an output ``_double(h_t)`` per step, summed: the cotangents of
+    the outputs reach the h_t one per step, each on the way back to h_0."""
+    h, total = x, 0.0
+    for _ in range(steps):
+        h = ops.sin(h)
+        total = ops.add(total, ops.sum(ops.square(_double(h, key=key))))
+    return total
+
+
+def test_deferred_cotangents_of_one_batch_key_are_computed_together():
+    Batched.batches = []
+    x = leaf([0.5, -1.0, 2.0])
+    g = backward([(recurrence(x, 4), numpy.float64(1.0))])[x.record]
+    # every output's cotangent is there before the first h_t is visited: one batch of four
+    assert Batched.batches == [("out", 4)]
+    assert_allclose(g, fnet.grad(lambda x: recurrence(x, 4))(x.value))
+
+
+def test_batching_keeps_the_gradients_of_every_order():
+    x = numpy.array([0.5, -1.0, 2.0])
+    check_grads(lambda x: recurrence(x, 3), [x], order=2)
+
+
+def test_deferred_cotangents_of_other_keys_are_computed_apart():
+    Batched.batches = []
+    x = leaf([0.5, -1.0])
+    y = ops.add(recurrence(x, 2, key="a"), recurrence(x, 3, key="b"))
+    g = backward([(y, numpy.float64(1.0))])[x.record]
+    # The engine reorders once, for the first key it meets (b, made last): a's cotangents,
+    # visited meanwhile, are computed one by one, then b's at once.
+    assert Batched.batches == [("a", 1), ("a", 1), ("b", 3)]
+    assert_allclose(g, fnet.grad(lambda x: recurrence(x, 2, key="a") + recurrence(x, 3, key="b"))(x.value))
+
+
 def test_value_of_leaves_arrays_alone():
     a = numpy.ones(2)
     assert value_of(a) is a
@@ -101,6 +168,32 @@ def test_linear_weight_used_at_every_step(dtype):
     expected = sum((2 * (x @ W.T + b)).T @ x for x in xs)
     assert gW.dtype == dtype
     assert_allclose(gW, expected, rtol=1e-5 if dtype == numpy.float32 else 1e-12)
+
+
+def test_linear_input_cotangents_of_a_weight_are_one_product(monkeypatch):
+    from fnet.functions import connection
+
+    sizes = []
+    values = connection._InputProducts.values.__func__
+    monkeypatch.setattr(
+        connection._InputProducts,
+        "values",
+        classmethod(lambda cls, deferred: sizes.append(len(deferred)) or values(cls, deferred)),
+    )
+    rng = numpy.random.default_rng(3)
+    W_in, W_out = rng.standard_normal((3, 3)), rng.standard_normal((4, 3))
+    x = rng.standard_normal((2, 3))
+
+    def rnn(W_in, W_out, x):
+        h, total = x, 0.0
+        for _ in range(5):
+            h = ops.tanh(F.linear(h, W_in))
+            total = total + ops.sum(ops.square(F.linear(h, W_out)))
+        return total
+
+    fnet.grad(rnn)(W_in, W_out, x)
+    assert 5 in sizes  # the five products g_t @ W_out, at once
+    check_grads(rnn, [W_in, W_out, x], order=2)
 
 
 def test_linear_weight_used_in_a_loop_and_elsewhere():
