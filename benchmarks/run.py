@@ -6,13 +6,15 @@
 One persistent worker process per framework (benchmarks/worker.py): fnet
 runs in this interpreter's environment, Chainer and PyTorch in the virtual
 environments made by benchmarks/setup_peers.sh, and "compat" runs Chainer's
-own case code unchanged on fnet.compat (here too).  Each worker builds every
+own case code unchanged on fnet.compat (here too); "numpy" is no framework
+but the work itself written by hand in NumPy, for the cases where that shows
+a floor (cases_numpy.py).  Each worker builds every
 case once from the same numpy arrays (benchmarks/shared.py) and warms up;
 then, round after round, the runner asks each framework in turn (the order
 rotates every round) to time one batch of repetitions of each case.  The
 table gives the median time per repetition over all rounds, and the ratios
-fnet/Chainer and fnet/PyTorch (above 1: fnet is slower), and fnet.compat's to
-pure fnet and to Chainer.
+fnet/Chainer, fnet/PyTorch and fnet/NumPy-by-hand (above 1: fnet is
+slower), and fnet.compat's to pure fnet and to Chainer.
 """
 
 import argparse
@@ -43,8 +45,12 @@ FRAMEWORKS = {
     "torch": ("PyTorch", os.path.join(VENVS, "torch", "bin", "python"), []),
     # Chainer's case code run unchanged on fnet's Chainer layer (cases_compat.py)
     "compat": ("fnet.compat", sys.executable, [REPO]),
+    # no framework: the work itself, written by hand for some cases (cases_numpy.py)
+    "numpy": ("NumPy by hand", sys.executable, []),
 }
 PEERS = ("chainer", "torch")
+# whose time fnet's is divided by, in the table
+RATIO_PEERS = PEERS + ("numpy",)
 
 
 class WorkerError(Exception):
@@ -284,6 +290,8 @@ def main(argv=None):
     errors = {}  # (case, fw) -> message
     for case in args.cases:
         for name, w in workers.items():
+            if case not in w.info["cases"]:
+                continue
             log(f"setup {case} / {name}")
             time.sleep(args.settle)
             try:
@@ -325,7 +333,7 @@ def main(argv=None):
         return median(t) * shared.CASES[case][1]
 
     headers = ["case", "unit"] + [FRAMEWORKS[n][0] for n in FRAMEWORKS if n in args.frameworks]
-    ratio_peers = [p for p in PEERS if p in args.frameworks]
+    ratio_peers = [p for p in RATIO_PEERS if p in args.frameworks]
     headers += [f"fnet/{FRAMEWORKS[p][0]}" for p in ratio_peers]
     compat_peers = [p for p in ("fnet", "chainer") if p in args.frameworks]
     if "compat" in args.frameworks:
@@ -334,7 +342,11 @@ def main(argv=None):
     for case in args.cases:
         row = [case, shared.CASES[case][0]]
         row += [
-            "error" if (case, n) in errors else "n/a" if n not in workers else fmt_time(med(case, n))
+            "error"
+            if (case, n) in errors
+            else "n/a"
+            if n not in workers or case not in workers[n].info["cases"]
+            else fmt_time(med(case, n))
             for n in FRAMEWORKS
             if n in args.frameworks
         ]

@@ -20,7 +20,8 @@ or {"ok": false, "error": ...} when the framework cannot be imported.
 
 A case module provides:
     init(threads) -> dict     import-time setup (thread count); version info
-    CASES = {name: build}     build(data: dict of numpy arrays) -> step,
+    CASES = {name: build}     build(data: dict of numpy arrays) -> step (a module may
+                              leave cases out: the runner shows them as n/a),
                               step() runs one repetition synchronously and
                               returns its result (a loss or a gradient)
     to_numpy(result) -> numpy array
@@ -129,6 +130,7 @@ def main():
         module = importlib.import_module("cases_" + args.framework)
         info = module.init(args.threads)
         info["python"] = sys.version.split()[0]
+        info["cases"] = list(module.CASES)
     except BaseException:
         reply({"ok": False, "error": traceback.format_exc()})
         return 1
