@@ -24,7 +24,7 @@ from __future__ import annotations
 import heapq
 
 from ..errors import VJPRuleError, aval, message
-from .deferred import is_deferred, value_of
+from .deferred import batch_key_of, is_deferred, value_of
 from .tracer import Record, Tracer, unbox_all
 
 __all__ = ["backward"]
@@ -107,8 +107,9 @@ def backward(roots, *, create_graph: bool = False, keep=None) -> dict:
         if record not in grads:
             grads[record] = ct
             heapq.heappush(heap, (-record.seq, record))
-            if is_deferred(ct) and ct.batch_key is not None:
-                batches.setdefault(ct.batch_key, []).append(record)
+            key = batch_key_of(ct)
+            if key is not None:
+                batches.setdefault(key, []).append(record)
             return
         total = grads[record]
         if type(total) is tuple:
@@ -133,7 +134,7 @@ def backward(roots, *, create_graph: bool = False, keep=None) -> dict:
         key = ct.batch_key
         if key is None:
             return ct.value()
-        others = [r for r in batches.pop(key) if getattr(grads.get(r), "batch_key", None) == key]
+        others = [r for r in batches.pop(key) if batch_key_of(grads.get(r)) == key]
         values = type(ct).values([ct] + [grads[r] for r in others])
         grads.update(zip(others, values[1:]))
         return values[0]
@@ -184,7 +185,7 @@ def backward(roots, *, create_graph: bool = False, keep=None) -> dict:
     reordered = False
     while heap:
         record = heapq.heappop(heap)[1]
-        if not reordered and is_deferred(grads[record]) and grads[record].batch_key is not None:
+        if not reordered and batch_key_of(grads[record]) is not None:
             reordered = True
             visit_unrelated_first(record)
         visit(record)

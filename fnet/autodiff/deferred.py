@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import abc
 
-__all__ = ["Deferred", "is_deferred", "value_of"]
+__all__ = ["Deferred", "batch_key_of", "is_deferred", "value_of"]
 
 _KINDS: set = set()  # the subclasses of Deferred: a type lookup is faster than isinstance of an ABC
 
@@ -67,6 +67,11 @@ class Deferred(abc.ABC):
 def is_deferred(ct) -> bool:
     """Whether ``ct`` is a deferred cotangent."""
     return type(ct) in _KINDS
+
+
+def batch_key_of(ct):
+    """The batch key of a deferred cotangent; None for one computed alone, or for an array."""
+    return ct.batch_key if type(ct) in _KINDS else None
 
 
 def value_of(ct):

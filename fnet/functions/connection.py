@@ -123,7 +123,7 @@ class _InputProducts(Deferred):
     @classmethod
     def values(cls, deferred: list) -> list:
         if len(deferred) == 1:
-            return [deferred[0].value()]
+            return super().values(deferred)
         xp = backend.xp(deferred[0].g)
         rows = numpy.cumsum([d.shape[0] for d in deferred[:-1]]).tolist()
         return xp.split(xp.concatenate([d.g for d in deferred]) @ deferred[0].W, rows)
