@@ -5,13 +5,30 @@
 6.0
 """
 
+import importlib
+
 from . import backend, errors, functions, initializers, io, nn, ops, optim, random, testing, tree
 from .autodiff import grad, hessian, jacobian, no_grad, stop_gradient, value_and_grad, vjp
 from .autodiff.tracer import Tracer
 
-__version__ = "0.1.0"
+__version__ = "0.1.0"  # the one source of the version: pyproject.toml reads it from here
 
-backend._tune_host_allocator_on_import()
+backend._tune_host_allocator_if_asked()  # only with FNET_TUNE_MALLOC=1: a process-wide setting
+
+# Imported on first use, so that ``import fnet`` stays quick: ``fnet.data``, ``fnet.training``
+# and ``fnet.compat`` (Chainer's API) are attributes all the same.
+_LAZY_SUBPACKAGES = ("compat", "data", "training")
+
+
+def __getattr__(name: str):
+    if name in _LAZY_SUBPACKAGES:
+        return importlib.import_module(f"{__name__}.{name}")  # also binds it on this module
+    raise AttributeError(f"module 'fnet' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY_SUBPACKAGES})
+
 
 __all__ = [
     "backend",

@@ -200,9 +200,11 @@ def tune_host_allocator(mmap_threshold: int = 32 << 20, trim_threshold: int = 25
     trimmed) over and over, and every step pays thousands of page faults (measured: a
     784-1000-1000-10 MLP step went from 13.6 ms to 19 ms). Fixed thresholds keep arrays up to
     ``mmap_threshold`` in the heap and keep up to ``trim_threshold`` of free heap mapped.
-    ``import fnet`` calls this unless the environment sets ``FNET_TUNE_MALLOC=0`` or glibc's
-    own ``MALLOC_MMAP_THRESHOLD_`` / ``MALLOC_TRIM_THRESHOLD_``. Returns whether it applied
-    (only on Linux with glibc).
+
+    This changes a setting of the whole process, so fnet never does it by itself: call it at
+    the start of a training program, or set ``FNET_TUNE_MALLOC=1`` in the environment to have
+    ``import fnet`` call it (glibc's own ``MALLOC_MMAP_THRESHOLD_`` / ``MALLOC_TRIM_THRESHOLD_``
+    take precedence then). Returns whether it applied (only on Linux with glibc).
     """
     if platform.system() != "Linux" or platform.libc_ver()[0] != "glibc":
         return False
@@ -215,9 +217,10 @@ def tune_host_allocator(mmap_threshold: int = 32 << 20, trim_threshold: int = 25
     )
 
 
-def _tune_host_allocator_on_import() -> None:
+def _tune_host_allocator_if_asked() -> None:
+    """``tune_host_allocator()`` at import, only where the environment asks for it."""
     env = os.environ
-    if env.get("FNET_TUNE_MALLOC", "1") == "0":
+    if env.get("FNET_TUNE_MALLOC", "0") != "1":
         return
     if "MALLOC_MMAP_THRESHOLD_" in env or "MALLOC_TRIM_THRESHOLD_" in env:
         return  # the user chose glibc's settings
