@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import sys
+import time
 import warnings
 from collections.abc import Callable
 
@@ -247,7 +248,8 @@ class Evaluator(Extension):
 
 
 class _IterationBar:
-    """The progress of one sweep of an iterator: a bar, the position and the speed."""
+    """The progress of one sweep of an iterator: a bar, the position and the speed (on a
+    terminal; elsewhere one plain line when the sweep ends)."""
 
     def __init__(self, iterator):
         if not (hasattr(iterator, "current_position") and hasattr(iterator, "epoch_detail")):
@@ -257,13 +259,18 @@ class _IterationBar:
             )
         self._iterator = iterator
         self._bar = TerminalBar()
+        self._batches = 0
+        self._start = time.perf_counter()
 
     def update(self) -> None:
         """Redraw the display for the iterator's current position."""
         iterator, bar = self._iterator, self._bar
+        self._batches += 1
+        if not bar.interactive:
+            return
         position, epoch_detail = iterator.current_position, iterator.epoch_detail
-        size = getattr(iterator, "_epoch_size", None)
         per_iteration, per_epoch = bar.speed(position, epoch_detail)
+        size = getattr(iterator, "_epoch_size", None)
         bar.update(
             [
                 bar.bar("validation", epoch_detail),
@@ -273,5 +280,9 @@ class _IterationBar:
         )
 
     def close(self) -> None:
-        """Erase the display."""
-        self._bar.close()
+        """Erase the display (on a terminal), or write where the sweep ended (elsewhere)."""
+        bar = self._bar
+        if not bar.interactive:
+            seconds = time.perf_counter() - self._start
+            bar.update([f"validation: {self._batches} batches in {seconds:.3g} s\n"])
+        bar.close()

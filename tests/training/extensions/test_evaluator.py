@@ -129,12 +129,26 @@ def test_pure_eval_func_returning_a_dict():
     assert tape_levels == ["ndarray"] * 3
 
 
-def test_progress_bar(capsys):
+def test_progress_bar(monkeypatch, capsys):
+    import io
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    terminal = Terminal()
+    monkeypatch.setattr("sys.stdout", terminal)
     ext = Evaluator(_iterator(), L.Classifier(L.Linear(3, 2)), progress_bar=True)
     _evaluate(ext)
-    out = capsys.readouterr().out
+    out = terminal.getvalue()
     assert "validation [" in out and "/ 7 iterations" in out and "iters/sec" in out
     assert out.endswith("\033[J")
+    monkeypatch.undo()
+
+    _evaluate(ext)  # on a stream that is not a terminal: one plain line when the sweep ends
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("validation: 3 batches in ")
+    assert lines[0].endswith(" s") and "\033" not in lines[0]
 
 
 def test_iterator_warnings_and_errors():
