@@ -15,12 +15,13 @@ which is also Chainer's ``namedparams`` name and the checkpoint key.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Hashable, Iterable
 from typing import Any, NamedTuple
 
 import attrs
 
-from .errors import TreeStructureError
+from .errors import TreeStructureError, aval
 
 __all__ = [
     "Structure",
@@ -35,6 +36,7 @@ __all__ = [
     "map_with_paths",
     "path_str",
     "all_equal_structure",
+    "summary",
 ]
 
 _STATIC = "fnet.static"
@@ -329,3 +331,47 @@ def map_with_paths(f: Callable, tree, *rest, is_leaf: Callable[[Any], bool] | No
     paths = [p for p, _ in flatten_with_paths(tree, is_leaf)]
     it = iter(paths)
     return map(lambda *xs: f(next(it), *xs), tree, *rest, is_leaf=is_leaf)
+
+
+def _bytes(n: int) -> str:
+    """A size in bytes, in binary units: ``512 B``, ``29.3 KiB``, ``1.5 MiB``."""
+    if n < 1024:
+        return f"{n} B"
+    for unit in ("KiB", "MiB", "GiB", "TiB"):
+        n /= 1024
+        if n < 1024 or unit == "TiB":
+            return f"{n:.1f} {unit}"
+    raise AssertionError("unreachable")
+
+
+def summary(tree, is_leaf: Callable[[Any], bool] | None = None) -> str:
+    """A readable listing of ``tree``: each leaf's path and aval, then the number of array
+    elements and their size.
+
+    Arrays are shown as ``dtype[shape]``, never with their values, so it suits params trees,
+    gradients and optimizer states alike (the name follows the ``model.summary()`` of other
+    frameworks). Leaves that are not arrays are shown by type and value and not counted.
+
+    >>> import numpy
+    >>> params = {"l1": {"W": numpy.zeros((100, 64), numpy.float32), "b": numpy.zeros(100, numpy.float32)},
+    ...           "l2": {"W": numpy.zeros((10, 100), numpy.float32), "b": numpy.zeros(10, numpy.float32)}}
+    >>> print(summary(params))
+    l1/W  float32[100, 64]
+    l1/b  float32[100]
+    l2/W  float32[10, 100]
+    l2/b  float32[10]
+    total: 7,510 parameters (29.3 KiB)
+    """
+    rows, count, nbytes = [], 0, 0
+    for path, leaf in flatten_with_paths(tree, is_leaf):
+        rows.append((path_str(path) or "(root)", aval(leaf)))
+        value = getattr(leaf, "value", leaf)  # a tracer's value
+        shape, dtype = getattr(value, "shape", None), getattr(value, "dtype", None)
+        if shape is not None and dtype is not None:
+            size = math.prod(shape)
+            count += size
+            nbytes += size * dtype.itemsize
+    width = max((len(p) for p, _ in rows), default=0)
+    lines = [f"{p:<{width}}  {a}" for p, a in rows]
+    lines.append(f"total: {count:,} parameter{'' if count == 1 else 's'} ({_bytes(nbytes)})")
+    return "\n".join(lines)

@@ -323,3 +323,39 @@ def test_property_flatten_unflatten_roundtrip(t):
 def test_dict_keys_of_mixed_types_raise_a_clear_error():
     with pytest.raises(TreeStructureError, match="dict keys must be mutually orderable"):
         tree.flatten({1: 0, "a": 0})
+
+
+def test_summary_lists_paths_and_avals_then_the_totals():
+    import numpy
+
+    import fnet
+
+    params = {
+        "predictor": {
+            "l1": {"W": numpy.zeros((512, 784), numpy.float32), "b": numpy.zeros(512, numpy.float32)}
+        },
+        "scale": numpy.float64(2.0),
+        "steps": 3,
+        "extra": None,
+    }
+    assert tree.summary(params).splitlines() == [
+        "predictor/l1/W  float32[512, 784]",
+        "predictor/l1/b  float32[512]",
+        "scale           float64[]",
+        "steps           int 3",  # not an array: shown, not counted
+        "total: 401,921 parameters (1.5 MiB)",
+    ]
+    assert tree.summary(numpy.zeros(1, numpy.int8)) == "(root)  int8[1]\ntotal: 1 parameter (1 B)"
+    assert tree.summary({}) == "total: 0 parameters (0 B)"
+    assert (
+        tree.summary([numpy.zeros(300, numpy.float32)]).splitlines()[-1] == "total: 300 parameters (1.2 KiB)"
+    )
+
+    seen = []
+
+    def f(w):
+        seen.append(tree.summary({"w": w}))  # a traced leaf shows its value's aval
+        return fnet.ops.sum(w)
+
+    fnet.grad(f)(numpy.ones((2, 3), numpy.float32))
+    assert seen == ["w  float32[2, 3]\ntotal: 6 parameters (24 B)"]

@@ -358,6 +358,17 @@ class Optimizer:
     _loss_scaling_is_dynamic = False
     _loss_scaling_isnan = False
 
+    def __repr__(self) -> str:
+        """The call that makes an optimizer of these hyperparameters (their current values).
+
+        >>> from fnet.compat import optimizers
+        >>> optimizers.MomentumSGD(lr=0.1)
+        MomentumSGD(lr=0.1, momentum=0.9)
+        """
+        hyperparam = getattr(self, "hyperparam", None)
+        values = hyperparam.get_dict() if isinstance(hyperparam, Hyperparameter) else {}
+        return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in values.items())})"
+
     def setup(self, link) -> Optimizer:
         """Set ``link`` as the target, reset ``t``, ``epoch`` and the hooks; returns the optimizer."""
         if not isinstance(link, Link):

@@ -29,8 +29,8 @@ import attrs
 import numpy
 
 from .. import backend, random, tree
-from ..errors import InvalidInputError, message
-from .transform import Transform, _flatten_pair
+from ..errors import InvalidInputError, aval, message
+from .transform import Transform, _constant, _describe, _flatten_pair
 
 __all__ = [
     "WeightDecay",
@@ -57,8 +57,9 @@ def _no_state(params) -> None:
     return None
 
 
-def _with_params(op: str, f: Callable[[Any, Any], Any]) -> Transform:
-    """A stateless hook computing each new gradient from ``(grad, param)``."""
+def _with_params(op: str, f: Callable[[Any, Any], Any], hyperparams: dict) -> Transform:
+    """A stateless hook computing each new gradient from ``(grad, param)``; ``hyperparams`` are
+    its arguments, by name (for its repr and ``hyperparams``)."""
 
     def update(grads, state, params=None):
         if params is None:
@@ -68,7 +69,9 @@ def _with_params(op: str, f: Callable[[Any, Any], Any]) -> Transform:
         p_leaves, structure = _flatten_pair(f"{op}.update", grads, params)
         return tree.unflatten(structure, [f(g, p) for g, p in zip(tree.leaves(grads), p_leaves)]), None
 
-    return Transform(_no_state, update)
+    return Transform(
+        _no_state, update, description=_describe(op, **hyperparams), values=_constant(hyperparams)
+    )
 
 
 def WeightDecay(rate: float) -> Transform:
@@ -81,7 +84,7 @@ def WeightDecay(rate: float) -> Transform:
     {'w': array([1.2])}
     """
     _check_number("WeightDecay", "rate", rate)
-    return _with_params("WeightDecay", lambda g, p: g + rate * p)
+    return _with_params("WeightDecay", lambda g, p: g + rate * p, {"rate": rate})
 
 
 def Lasso(rate: float) -> Transform:
@@ -94,7 +97,7 @@ def Lasso(rate: float) -> Transform:
     {'w': array([1.1, 0.9])}
     """
     _check_number("Lasso", "rate", rate)
-    return _with_params("Lasso", lambda g, p: g + rate * backend.xp(p).sign(p))
+    return _with_params("Lasso", lambda g, p: g + rate * backend.xp(p).sign(p), {"rate": rate})
 
 
 def GradientLARS(threshold: float = 1e-2, weight_decay: float = 0.0, eps: float = 1e-9) -> Transform:
@@ -120,7 +123,9 @@ def GradientLARS(threshold: float = 1e-2, weight_decay: float = 0.0, eps: float 
         out *= rate
         return out
 
-    return _with_params("GradientLARS", lars)
+    return _with_params(
+        "GradientLARS", lars, {"threshold": threshold, "weight_decay": weight_decay, "eps": eps}
+    )
 
 
 def GradientHardClipping(lower_bound: float | None, upper_bound: float | None) -> Transform:
@@ -138,7 +143,13 @@ def GradientHardClipping(lower_bound: float | None, upper_bound: float | None) -
     def update(grads, state, params=None):
         return tree.map(lambda g: backend.xp(g).clip(g, lower_bound, upper_bound), grads), None
 
-    return Transform(_no_state, update)
+    bounds = {"lower_bound": lower_bound, "upper_bound": upper_bound}
+    return Transform(
+        _no_state,
+        update,
+        description=f"GradientHardClipping(lower_bound={lower_bound!r}, upper_bound={upper_bound!r})",
+        values=_constant(bounds),
+    )
 
 
 def GradientClipping(threshold: float) -> Transform:
@@ -164,7 +175,12 @@ def GradientClipping(threshold: float) -> Transform:
             return grads, None
         return tree.unflatten(structure, [g * rate for g in leaves]), None
 
-    return Transform(_no_state, update)
+    return Transform(
+        _no_state,
+        update,
+        description=_describe("GradientClipping", threshold=threshold),
+        values=_constant({"threshold": threshold}),
+    )
 
 
 def exponential_decay_noise(key: Any, shape: tuple, dtype: Any, eta: float, t: int) -> Any:
@@ -180,10 +196,15 @@ def exponential_decay_noise(key: Any, shape: tuple, dtype: Any, eta: float, t: i
 
 @attrs.frozen
 class GradientNoiseState:
-    """GradientNoise's state: ``t`` updates done and the key of the next step's noise."""
+    """GradientNoise's state: ``t`` updates done and the key of the next step's noise.
+
+    >>> from fnet import optim, random
+    >>> optim.GradientNoise(0.01, key=random.key(0)).init(None)
+    GradientNoiseState(t=0, key=uint32[4])
+    """
 
     t: int
-    key: Any
+    key: Any = attrs.field(repr=aval)
 
 
 def GradientNoise(
@@ -247,4 +268,10 @@ def GradientNoise(
             noisy.append(g + backend.get_device_from_array(g).send(noise))
         return tree.unflatten(structure, noisy), GradientNoiseState(state.t + 1, next_key)
 
-    return Transform(init, update)
+    shown_noise = None if noise_func is exponential_decay_noise else noise_func
+    return Transform(
+        init,
+        update,
+        description=_describe("GradientNoise", eta=eta, noise_func=shown_noise),
+        values=_constant({"eta": eta}),
+    )

@@ -42,8 +42,8 @@ import attrs
 import numpy
 
 from .. import backend, tree
-from ..errors import DTypeError, InvalidInputError, ShapeError, TreeStructureError, message
-from .transform import Transform
+from ..errors import DTypeError, InvalidInputError, ShapeError, TreeStructureError, aval, message
+from .transform import Transform, _describe
 
 __all__ = [
     "OptimizerState",
@@ -83,6 +83,14 @@ _PerParam = Callable[[str], dict | None] | None
 _Hyper = float | Callable[[int], float]
 
 
+def _slots_repr(slots: dict) -> str:
+    """The slots with each array shown as its aval (``float32[3, 4]``), never its values."""
+    shown = (
+        f"{path!r}: {{{', '.join(f'{k!r}: {aval(a)}' for k, a in s.items())}}}" for path, s in slots.items()
+    )
+    return "{" + ", ".join(shown) + "}"
+
+
 @attrs.frozen
 class OptimizerState:
     """The state of an optimizer: ``t`` updates done, and each parameter's state arrays.
@@ -92,10 +100,15 @@ class OptimizerState:
         slots: ``{path: {name: array}}``, e.g. ``{"l1/W": {"m": ..., "v": ...}}`` for Adam
             (Chainer's ``update_rule.state`` of the parameter named ``path``); ``{}`` for a
             stateless optimizer (SGD) or a disabled parameter.
+
+    >>> import numpy
+    >>> from fnet import optim
+    >>> optim.Adam().init({"W": numpy.zeros((2, 3), numpy.float32)})
+    OptimizerState(t=0, slots={'W': {'m': float32[2, 3], 'v': float32[2, 3]}})
     """
 
     t: int
-    slots: dict
+    slots: dict = attrs.field(repr=_slots_repr)
 
 
 @attrs.frozen
@@ -338,11 +351,24 @@ def _gradient_method(
     def step_in_place(grads, state, params):
         return run(grads, state, params, "step_in_place")[1]
 
+    def values(state, last_update: bool) -> dict:
+        if not isinstance(state, OptimizerState):
+            raise InvalidInputError(
+                message(
+                    f"{op}.hyperparams",
+                    f"expected an OptimizerState, got {type(state).__name__}",
+                    hint="pass the state that this optimizer's init(params) (or its last update) returned",
+                )
+            )
+        return _resolve(hyperparam, max(state.t - 1, 0) if last_update else state.t)
+
     return Transform(
         init,
         lambda grads, state, params=None: run(grads, state, params, "update"),
         fused=lambda grads, state, params: run(grads, state, params, "step"),
         in_place=step_in_place,
+        description=_describe(op, **hyperparam, per_param=per_param),
+        values=values,
     )
 
 

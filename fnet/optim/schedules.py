@@ -14,6 +14,11 @@ and must be given (Chainer reads it from the optimizer when it is ``None``).
 >>> s = schedules.exponential(0.1, 0.5, target=0.02)
 >>> [s(t) for t in range(4)]
 [0.1, 0.05, 0.025, 0.02]
+
+A schedule's repr is the call that made it, so an optimizer's repr shows it:
+
+>>> s
+exponential(init=0.1, rate=0.5, target=0.02)
 """
 
 from __future__ import annotations
@@ -27,6 +32,22 @@ from ..errors import InvalidInputError, message
 __all__ = ["exponential", "inverse", "linear", "multistep", "polynomial", "step", "warmup"]
 
 _Schedule = Callable[[int], float]
+
+
+class _Named:
+    """A schedule that shows the call that made it as its repr."""
+
+    __slots__ = ("_schedule", "_call")
+
+    def __init__(self, schedule: _Schedule, name: str, **arguments):
+        self._schedule = schedule
+        self._call = f"{name}({', '.join(f'{k}={v!r}' for k, v in arguments.items())})"
+
+    def __call__(self, t: int) -> float:
+        return self._schedule(t)
+
+    def __repr__(self) -> str:
+        return self._call
 
 
 def _check(op: str, **values) -> None:
@@ -69,7 +90,7 @@ def exponential(init: float, rate: float, target: float | None = None) -> _Sched
             return init
         return _past(init * rate**t, target, rate > 1)
 
-    return schedule
+    return _Named(schedule, "exponential", init=init, rate=rate, target=target)
 
 
 def inverse(init: float, gamma: float, power: float, target: float | None = None) -> _Schedule:
@@ -89,7 +110,7 @@ def inverse(init: float, gamma: float, power: float, target: float | None = None
             return init
         return _past(init * (1 + gamma * t) ** (-power), target, power < 0)
 
-    return schedule
+    return _Named(schedule, "inverse", init=init, gamma=gamma, power=power, target=target)
 
 
 def linear(value_range: Sequence[float], time_range: Sequence[int]) -> _Schedule:
@@ -118,7 +139,7 @@ def linear(value_range: Sequence[float], time_range: Sequence[int]) -> _Schedule
             return v2
         return v1 + (t - t1) / (t2 - t1) * (v2 - v1)
 
-    return schedule
+    return _Named(schedule, "linear", value_range=value_range, time_range=time_range)
 
 
 def multistep(init: float, gamma: float, step_value: Sequence[int]) -> _Schedule:
@@ -139,7 +160,7 @@ def multistep(init: float, gamma: float, step_value: Sequence[int]) -> _Schedule
     def schedule(t: int) -> float:
         return init * pow(gamma, sum(1 for r in reached if r <= t))
 
-    return schedule
+    return _Named(schedule, "multistep", init=init, gamma=gamma, step_value=step_value)
 
 
 def polynomial(init: float, rate: float, max_count: int, target: float | None = None) -> _Schedule:
@@ -159,7 +180,7 @@ def polynomial(init: float, rate: float, max_count: int, target: float | None = 
         ratio = _divide(target, value)  # Chainer divides by zero at max_count
         return target if (ratio > 1 if rate > 0 else ratio < 1) else value
 
-    return schedule
+    return _Named(schedule, "polynomial", init=init, rate=rate, max_count=max_count, target=target)
 
 
 def step(init: float, gamma: float, step: int, target: float | None = None) -> _Schedule:
@@ -176,7 +197,7 @@ def step(init: float, gamma: float, step: int, target: float | None = None) -> _
             return init
         return _past(init * gamma ** math.floor(t / every), target, gamma > 1)
 
-    return schedule
+    return _Named(schedule, "step", init=init, gamma=gamma, step=every, target=target)
 
 
 def warmup(init: float, warmup_start: float, warmup_iter: int) -> _Schedule:
@@ -193,4 +214,4 @@ def warmup(init: float, warmup_start: float, warmup_iter: int) -> _Schedule:
         t = min(t, warmup_iter)
         return (t * init + (warmup_iter - t) * warmup_start) / warmup_iter
 
-    return schedule
+    return _Named(schedule, "warmup", init=init, warmup_start=warmup_start, warmup_iter=warmup_iter)

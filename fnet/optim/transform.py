@@ -19,6 +19,15 @@ member's ``update`` and then the last member's ``step``.
 >>> params, state = tx.step({"w": numpy.array([0.5, 0.5])}, state, params)
 >>> params["w"]
 array([ 0.7 , -2.15])
+
+The transformations made by fnet's factories describe themselves: their repr is the call that
+made them, and ``tx.hyperparams(state)`` gives the hyperparameter values in effect at a state
+(schedules read at its update count):
+
+>>> tx
+chain(WeightDecay(rate=0.1), SGD(lr=0.5))
+>>> tx.hyperparams(state)
+({'rate': 0.1}, {'lr': 0.5})
 """
 
 from __future__ import annotations
@@ -33,6 +42,9 @@ from ..errors import InvalidInputError, message
 
 __all__ = ["Transform", "chain", "masked", "apply_updates"]
 
+# ``values(state, last_update) -> hyperparameter values``: what ``Transform.hyperparams`` returns
+_Values = Callable[[Any, bool], Any]
+
 
 def _check_transform(op: str, name: str, value) -> None:
     if not isinstance(value, Transform):
@@ -46,7 +58,7 @@ def _check_transform(op: str, name: str, value) -> None:
         )
 
 
-@attrs.frozen
+@attrs.frozen(repr=False)
 class Transform:
     """A pure gradient transformation (an optimizer, a hook, or a chain of them).
 
@@ -57,12 +69,46 @@ class Transform:
             ``update`` followed by ``apply_updates`` but done in one pass; ``step`` uses it.
         in_place: optional ``in_place(grads, state, params) -> new_state`` writing the new
             params into the arrays of ``params``; ``step_in_place`` uses it.
+        description: the repr, e.g. ``'Adam(alpha=0.001, ...)'`` (the factories set it).
+        values: optional ``values(state, last_update) -> hyperparameter values``, what
+            ``hyperparams`` returns (the factories set it).
     """
 
     init: Callable[[Any], Any]
     update: Callable[[Any, Any, Any], tuple[Any, Any]]
     fused: Callable[[Any, Any, Any], tuple[Any, Any]] | None = attrs.field(default=None, kw_only=True)
     in_place: Callable[[Any, Any, Any], Any] | None = attrs.field(default=None, kw_only=True)
+    description: str | None = attrs.field(default=None, kw_only=True, eq=False)
+    values: _Values | None = attrs.field(default=None, kw_only=True, eq=False)
+
+    def __repr__(self) -> str:
+        if self.description is not None:
+            return self.description
+        return f"Transform(init={_show(self.init)}, update={_show(self.update)})"
+
+    def hyperparams(self, state: Any, *, last_update: bool = False) -> Any:
+        """The hyperparameter values in effect at ``state``: a dict by name, with every schedule
+        read at the state's update count (the values the next update uses). A ``chain`` gives
+        a tuple with an entry per member; a transformation built directly as
+        ``Transform(init, update)`` declares none (``{}``).
+
+        Args:
+            state: a state of this transformation (from ``init`` or an update).
+            last_update: give the values of the update that made ``state`` instead (a schedule
+                read one count earlier; the first update's values when none was made yet).
+
+        >>> import numpy
+        >>> from fnet import optim
+        >>> tx = optim.SGD(lr=optim.schedules.step(0.1, 0.5, 1))
+        >>> params = {"w": numpy.zeros(2)}
+        >>> state = tx.init(params)
+        >>> _, state = tx.step({"w": numpy.ones(2)}, state, params)
+        >>> tx.hyperparams(state), tx.hyperparams(state, last_update=True)
+        ({'lr': 0.05}, {'lr': 0.1})
+        """
+        if self.values is None:
+            return {}
+        return self.values(state, bool(last_update))
 
     def step(self, grads: Any, state: Any, params: Any) -> tuple[Any, Any]:
         """Update and apply: ``(new_params, new_state)``, fused into one pass when possible.
@@ -101,6 +147,25 @@ class Transform:
         for p, u in zip(tree.leaves(params), tree.leaves(updates)):
             p += u
         return state
+
+
+def _show(value) -> str:
+    """A value as shown in a transformation's repr: functions by name, without their address."""
+    if callable(value) and repr(value).startswith("<"):
+        return f"<function {getattr(value, '__qualname__', type(value).__name__)}>"
+    return repr(value)
+
+
+def _describe(name: str, *args, **kwargs) -> str:
+    """The repr of a transformation: the call that makes it, ``name(arg, key=value, ...)``
+    (keyword arguments that are None are left out)."""
+    shown = [_show(a) for a in args] + [f"{k}={_show(v)}" for k, v in kwargs.items() if v is not None]
+    return f"{name}({', '.join(shown)})"
+
+
+def _constant(values: dict) -> _Values:
+    """The ``values`` of a transformation whose hyperparameters do not change."""
+    return lambda state, last_update: dict(values)
 
 
 def _add(p, u):
@@ -178,7 +243,17 @@ def chain(*transforms: Transform) -> Transform:
         params, s = transforms[-1].step(grads, state[-1], params)
         return params, (*states, s)
 
-    return Transform(init, update, fused=fused if transforms else None)
+    def values(state, last_update):
+        check_state(state)
+        return tuple(tx.hyperparams(s, last_update=last_update) for tx, s in zip(transforms, state))
+
+    return Transform(
+        init,
+        update,
+        fused=fused if transforms else None,
+        description=_describe("chain", *transforms),
+        values=values,
+    )
 
 
 def masked(inner: Transform, mask: Callable[[str], bool]) -> Transform:
@@ -232,4 +307,9 @@ def masked(inner: Transform, mask: Callable[[str], bool]) -> Transform:
         it = iter(tree.leaves(inner_updates))
         return tree.unflatten(structure, [next(it) if k else g for k, g in zip(keep, g_leaves)]), state
 
-    return Transform(init, update)
+    return Transform(
+        init,
+        update,
+        description=_describe("masked", inner, mask=mask),
+        values=lambda state, last_update: inner.hyperparams(state, last_update=last_update),
+    )

@@ -3,7 +3,15 @@ triggers, extensions and the reporter."""
 
 from . import extension, extensions, reporter, trainer, triggers, updaters
 from .extension import PRIORITY_EDITOR, PRIORITY_READER, PRIORITY_WRITER, Extension, make_extension
-from .reporter import DictSummary, Reporter, Summary, get_current_reporter, report, report_scope
+from .reporter import (
+    DictSummary,
+    ObserverError,
+    Reporter,
+    Summary,
+    get_current_reporter,
+    report,
+    report_scope,
+)
 from .trainer import Trainer
 from .triggers import IntervalTrigger, get_trigger
 from .updaters import FunctionalUpdater, ParallelUpdater, StandardUpdater, Updater
@@ -16,6 +24,7 @@ __all__ = [
     "get_current_reporter",
     "Summary",
     "DictSummary",
+    "ObserverError",
     "extension",
     "extensions",
     "trainer",

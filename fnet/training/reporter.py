@@ -17,8 +17,32 @@ import numpy
 
 from .. import backend
 from ..autodiff.tracer import unbox_all
+from ..errors import FnetError
 
-__all__ = ["Reporter", "report", "report_scope", "get_current_reporter", "Summary", "DictSummary"]
+__all__ = [
+    "Reporter",
+    "report",
+    "report_scope",
+    "get_current_reporter",
+    "Summary",
+    "DictSummary",
+    "ObserverError",
+]
+
+
+class ObserverError(FnetError, KeyError):
+    """Values were reported for an observer that the reporter does not know (a ``KeyError``, as
+    in Chainer), or an evaluation reported nothing under the observers it registered."""
+
+    def __str__(self) -> str:  # the message, not KeyError's quoted repr of it
+        return str(self.args[0]) if self.args else ""
+
+
+def _describe_observer(observer) -> str:
+    """An observer as named in messages: its type, and its name when it is a function."""
+    name = getattr(observer, "__qualname__", None)
+    return f"function {name!r}" if callable(observer) and name else f"{type(observer).__name__} object"
+
 
 _local = threading.local()
 
@@ -71,9 +95,11 @@ class Reporter:
         if observer is not None:
             name = self._observer_names.get(id(observer))
             if name is None:
-                raise KeyError(
-                    "Reporter.report: the given observer is not registered to the reporter\n"
-                    "  hint: register it first with reporter.add_observer(name, observer)"
+                raise ObserverError(
+                    f"Reporter.report: the given observer ({_describe_observer(observer)}) is not "
+                    f"registered to the reporter; registered: {sorted(self._observer_names.values())}\n"
+                    "  hint: report with an observer registered by reporter.add_observer(name, observer): "
+                    "the trainer registers each optimizer's target link, an Evaluator its targets"
                 )
             values = {f"{name}/{key}": value for key, value in values.items()}
         self.observation.update(values)

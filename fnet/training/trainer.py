@@ -28,10 +28,9 @@ iteration 2
 
 from __future__ import annotations
 
+import logging
 import os
-import sys
 import time
-import traceback
 from collections.abc import Callable
 from typing import Any
 
@@ -40,6 +39,8 @@ from .reporter import Reporter
 from .triggers.interval import get_trigger
 
 __all__ = ["Trainer"]
+
+logger = logging.getLogger(__name__)
 
 
 class _ExtensionEntry:
@@ -200,10 +201,12 @@ class Trainer:
 
         Before the loop, each extension's ``initialize(trainer)`` is called (unless its trigger
         is ``finished``), and the extensions registered with ``call_before_training`` are
-        called when no update was made yet. If the loop raises, the error is printed (unless
-        ``show_loop_exception_msg`` is False), every extension's ``on_error`` is called, and the
-        error is raised again; in every case the extensions' ``finalize`` and the updater's
-        ``finalize`` are called at the end.
+        called when no update was made yet. If the loop raises, the error and its traceback
+        are logged (logger ``fnet.training.trainer``, level ERROR, which Python shows on the
+        standard error when logging is not configured; not when ``show_loop_exception_msg`` is
+        False), every extension's ``on_error`` is called, and the error is raised again; in
+        every case the extensions' ``finalize`` and the updater's ``finalize`` are called at
+        the end.
         """
         if self._done:
             raise RuntimeError(
@@ -240,9 +243,11 @@ class Trainer:
                             entry.extension(self)
         except Exception as error:
             if show_loop_exception_msg:
-                _print_error("Exception in main training loop", error, error.__traceback__)
-                sys.stderr.write(
-                    "Will finalize trainer extensions and updater before reraising the exception.\n"
+                logger.error(
+                    "Exception in main training loop: %s\n"
+                    "Will finalize trainer extensions and updater before reraising the exception.",
+                    error,
+                    exc_info=error,
                 )
             for entry in entries:
                 on_error = getattr(entry.extension, "on_error", None)
@@ -250,7 +255,7 @@ class Trainer:
                     try:
                         on_error(self, error, error.__traceback__)
                     except Exception as handler_error:
-                        _print_error("Exception in error handler", handler_error, handler_error.__traceback__)
+                        logger.error("Exception in error handler: %s", handler_error, exc_info=handler_error)
             raise
         finally:
             for entry in entries:
@@ -280,8 +285,3 @@ class Trainer:
             serializer("_snapshot_elapsed_time", self.elapsed_time)
         else:
             self._snapshot_elapsed_time = serializer("_snapshot_elapsed_time", 0.0)
-
-
-def _print_error(what: str, error: BaseException, tb) -> None:
-    sys.stderr.write(f"{what}: {error}\nTraceback (most recent call last):\n")
-    traceback.print_tb(tb, file=sys.stderr)

@@ -651,3 +651,16 @@ def test_a_parameter_shared_by_two_links_is_updated_twice_as_in_chainer():
     # two updates with the same gradient: v = -0.1, then v = -0.05 - 0.1
     numpy.testing.assert_allclose(shared.W.array, start - 0.1 - 0.15)
     assert shared.W.update_rule.t == 2
+
+
+def test_repr_shows_the_hyperparameters_as_a_call():
+    from fnet.compat import optimizers as O
+
+    adam = O.Adam(alpha=0.01)
+    assert repr(adam) == (
+        "Adam(alpha=0.01, beta1=0.9, beta2=0.999, eps=1e-08, eta=1.0, weight_decay_rate=0, amsgrad=False, "
+        "adabound=False, final_lr=0.1, gamma=0.001)"
+    )
+    sgd = O.SGD(lr=0.5)
+    sgd.lr = 0.25  # the current values, as a shift extension sets them
+    assert repr(sgd) == "SGD(lr=0.25)"

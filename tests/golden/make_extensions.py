@@ -93,6 +93,13 @@ def _observation(chainer, i):
     return obs
 
 
+class _Terminal(io.StringIO):
+    """A stream that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
 def log_and_print(chainer) -> dict:
     """The log files and the printed table of LogReport and PrintReport over 12 iterations."""
     extensions = chainer.training.extensions
@@ -105,10 +112,10 @@ def log_and_print(chainer) -> dict:
             filename="log_{epoch}_{iteration}",
         )
         trainer.extensions = {"LogReport": log}
-        printed = io.StringIO()
+        printed = _Terminal()  # fnet erases a progress bar's lines on a terminal only
         entries = ["epoch", "iteration", "main/loss", "validation/main/loss", "validation/main/accuracy"]
         printer = extensions.PrintReport(entries + ["a_rather_long_entry_name", "elapsed_time"], out=printed)
-        own = io.StringIO()
+        own = _Terminal()
         own_printer = extensions.PrintReport(
             ["epoch", "main/accuracy"], log_report=extensions.LogReport(), out=own
         )
@@ -126,7 +133,7 @@ def progress_bar(chainer) -> list:
     """The progress bar's drawings at some iterations, without the line with the speed."""
     extensions = chainer.training.extensions
     trigger = chainer.training.triggers.IntervalTrigger(3, "epoch")
-    out = io.StringIO()
+    out = _Terminal()  # fnet draws the bars on a terminal only (plain lines elsewhere)
     with contextlib.redirect_stdout(out):  # Chainer 7.8.1 draws on sys.stdout whatever `out` is
         trainer = Trainer(".", stop_trigger=trigger)
         bar = extensions.ProgressBar(update_interval=4, out=sys.stdout)

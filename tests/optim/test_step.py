@@ -66,3 +66,37 @@ def test_contract_errors():
     step = optim.make_train_step(lambda p, s, b: (loss_fn(p, s, b)[0], (s, None)), optim.SGD())
     with pytest.raises(InvalidInputError, match=r"got \(float32\[\], \(int, NoneType\)\)"):
         step(params, 0, optim.SGD().init(params), batch)
+
+
+def test_key_and_iteration_are_passed_to_a_loss_function_that_declares_them():
+    import inspect
+
+    import fnet
+
+    loss_fn, params, batch = classifier()
+    seen = []
+
+    def keyed_loss_fn(params, state, batch, *, key, iteration=None):
+        seen.append((key, iteration))
+        return loss_fn(params, state, batch)
+
+    tx = optim.SGD(lr=0.1)
+    step = optim.make_train_step(keyed_loss_fn, tx)
+    assert str(inspect.signature(step)) == "(params, state, opt_state, batch, *, key, iteration=None)"
+    assert step.loss_fn is keyed_loss_fn and step.optimizer is tx
+    assert repr(step) == f"make_train_step(<function {keyed_loss_fn.__qualname__}>, SGD(lr=0.1))"
+    key = fnet.random.key(1)
+    step(params, 0, tx.init(params), batch, key=key, iteration=7)
+    assert seen[0][0] is key and seen[0][1] == 7
+
+    plain = optim.make_train_step(loss_fn, tx)
+    assert str(inspect.signature(plain)) == "(params, state, opt_state, batch)"
+
+    def open_loss_fn(params, state, batch, **options):
+        seen.append(options)
+        return loss_fn(params, state, batch)
+
+    step = optim.make_train_step(open_loss_fn, tx)
+    assert str(inspect.signature(step)) == "(params, state, opt_state, batch, *, key=None, iteration=None)"
+    step(params, 0, tx.init(params), batch, iteration=3)
+    assert seen[-1] == {"iteration": 3}

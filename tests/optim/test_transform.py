@@ -126,3 +126,67 @@ def test_masked_checks_its_arguments():
     tx = optim.masked(optim.WeightDecay(0.1), lambda path: True)
     with pytest.raises(TreeStructureError, match="masked.update"):
         tx.update(tree(1.0, 1.0), None, {"a": numpy.ones(1)})
+
+
+# -- what a transformation says about itself: repr and hyperparams ---------------------------------
+
+
+def test_repr_is_the_call_that_made_the_transformation():
+    assert repr(optim.Adam()) == (
+        "Adam(alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-08, eta=1.0, weight_decay_rate=0, "
+        "amsgrad=False, adabound=False, final_lr=0.1, gamma=0.001)"
+    )
+    tx = optim.chain(
+        optim.WeightDecay(1e-4),
+        optim.GradientClipping(5.0),
+        optim.masked(optim.Lasso(0.1), mask=lambda path: path.endswith("W")),
+        optim.MomentumSGD(lr=optim.schedules.exponential(0.1, 0.5), momentum=0.8),
+    )
+    assert repr(tx) == (
+        "chain(WeightDecay(rate=0.0001), GradientClipping(threshold=5.0), "
+        "masked(Lasso(rate=0.1), mask=<function "
+        "test_repr_is_the_call_that_made_the_transformation.<locals>.<lambda>>), "
+        "MomentumSGD(lr=exponential(init=0.1, rate=0.5, target=None), momentum=0.8))"
+    )
+    assert (
+        repr(optim.GradientHardClipping(None, 1.0))
+        == "GradientHardClipping(lower_bound=None, upper_bound=1.0)"
+    )
+    assert repr(optim.GradientLARS()) == "GradientLARS(threshold=0.01, weight_decay=0.0, eps=1e-09)"
+    assert repr(optim.GradientNoise(0.5, key=numpy.zeros(4, numpy.uint32))) == "GradientNoise(eta=0.5)"
+    assert repr(scale(2.0)) == (
+        "Transform(init=<function scale.<locals>.<lambda>>, update=<function scale.<locals>.<lambda>>)"
+    )
+
+
+def test_state_reprs_show_avals_never_values():
+    params = {"l1": {"W": numpy.full((64, 100), 0.123456, numpy.float32)}, "b": numpy.zeros(3)}
+    tx = optim.chain(optim.GradientNoise(0.1, key=numpy.zeros(4, numpy.uint32)), optim.Adam())
+    text = repr(tx.init(params))
+    assert text == (
+        "(GradientNoiseState(t=0, key=uint32[4]), OptimizerState(t=0, slots={"
+        "'b': {'m': float64[3], 'v': float64[3]}, 'l1/W': {'m': float32[64, 100], 'v': float32[64, 100]}}))"
+    )
+
+
+def test_hyperparams_reads_schedules_at_the_state_count():
+    tx = optim.chain(
+        optim.WeightDecay(0.5), optim.Adam(alpha=optim.schedules.step(0.1, 0.5, 1), amsgrad=True)
+    )
+    params = {"w": numpy.zeros(2)}
+    state = tx.init(params)
+    first = tx.hyperparams(state)
+    assert first[0] == {"rate": 0.5} and first[1]["alpha"] == 0.1 and first[1]["amsgrad"] is True
+    assert tx.hyperparams(state, last_update=True)[1]["alpha"] == 0.1  # no update yet: the first's
+    for _ in range(3):
+        params, state = tx.step({"w": numpy.ones(2)}, state, params)
+    assert tx.hyperparams(state)[1]["alpha"] == 0.1 * 0.5**3  # the next (4th) update's
+    assert tx.hyperparams(state, last_update=True)[1]["alpha"] == 0.1 * 0.5**2  # the 3rd's
+    masked = optim.masked(optim.SGD(lr=optim.schedules.linear((1.0, 0.0), (0, 4))), lambda p: True)
+    state = masked.init(params)
+    for _ in range(2):
+        params, state = masked.step({"w": numpy.ones(2)}, state, params)
+    assert masked.hyperparams(state) == {"lr": 0.5}
+    assert scale(1.0).hyperparams(0) == {}  # a Transform built by hand declares none
+    with pytest.raises(InvalidInputError, match="SGD.hyperparams: expected an OptimizerState, got tuple"):
+        optim.SGD().hyperparams(())

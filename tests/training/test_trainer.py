@@ -259,7 +259,7 @@ def test_initialize_and_call_before_training(tmp_path):
     assert events == []
 
 
-def test_errors_call_on_error_and_finalize_then_propagate(tmp_path, capsys):
+def test_errors_call_on_error_and_finalize_then_propagate(tmp_path, caplog):
     events = []
 
     class Ext(Extension):
@@ -282,15 +282,52 @@ def test_errors_call_on_error_and_finalize_then_propagate(tmp_path, capsys):
         trainer.run()
     assert events == [("on_error", "ZeroDivisionError", True), "second", "finalize"]
     assert trainer.updater.finalized == 1
-    err = capsys.readouterr().err
-    assert "Exception in main training loop: update failed" in err
-    assert "Will finalize trainer extensions and updater before reraising the exception." in err
-    assert "Exception in error handler: handler broke" in err
+    # the messages go through logging, with the tracebacks
+    records = [r for r in caplog.records if r.name == "fnet.training.trainer"]
+    assert [(r.levelname, r.getMessage().splitlines()[0]) for r in records] == [
+        ("ERROR", "Exception in main training loop: update failed"),
+        ("ERROR", "Exception in error handler: handler broke"),
+    ]
+    assert (
+        records[0]
+        .getMessage()
+        .endswith("Will finalize trainer extensions and updater before reraising the exception.")
+    )
+    assert records[0].exc_info[0] is ZeroDivisionError and records[1].exc_info[0] is ValueError
 
+    caplog.clear()
     quiet = _trainer(tmp_path, fail_at=0)
     with pytest.raises(ZeroDivisionError):
         quiet.run(show_loop_exception_msg=False)
-    assert capsys.readouterr().err == ""
+    assert not [r for r in caplog.records if r.name == "fnet.training.trainer"]
+
+
+def test_the_error_of_the_loop_reaches_stderr_when_logging_is_not_configured(tmp_path):
+    """Python shows an ERROR record on stderr when no handler is configured: a failing training
+    still says what failed, with its traceback, as Chainer's printed message did."""
+    import subprocess
+    import sys
+
+    script = (
+        "from fnet.training import Trainer\n"
+        "class Failing:\n"
+        "    iteration = 0\n"
+        "    def update(self):\n"
+        "        raise ZeroDivisionError('update failed')\n"
+        "    def get_all_optimizers(self):\n"
+        "        return {}\n"
+        "    def finalize(self):\n"
+        "        pass\n"
+        f"Trainer(Failing(), (1, 'iteration'), out={str(tmp_path)!r}).run()\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 1 and result.stdout == ""
+    first, *rest = result.stderr.split("Traceback (most recent call last):")
+    assert first == (
+        "Exception in main training loop: update failed\n"
+        "Will finalize trainer extensions and updater before reraising the exception.\n"
+    )
+    assert "ZeroDivisionError: update failed" in rest[0]
 
 
 def test_elapsed_time_before_training(tmp_path):

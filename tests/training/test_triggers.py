@@ -173,11 +173,17 @@ def test_best_value_trigger_without_best_value_round_trips_through_npz(tmp_path)
     assert loaded._best_value == pytest.approx(2.0)  # the mean over both iterations
 
 
-def test_early_stopping_options(capsys):
+def test_early_stopping_options(caplog, capsys):
+    caplog.set_level("DEBUG", logger="fnet.training.triggers.early_stopping")
     trigger = EarlyStoppingTrigger(patients=5, monitor="validation/main/accuracy", verbose=True)
     assert trigger.patience == 5
     assert trigger.best == float("-inf")
-    assert "operator is greater" in capsys.readouterr().out
+    EarlyStoppingTrigger()
+    assert [(r.levelname, r.getMessage()) for r in caplog.records] == [
+        ("INFO", "early stopping: operator is greater"),
+        ("DEBUG", "early stopping: operator is less"),  # verbose=False: at DEBUG
+    ]
+    assert capsys.readouterr() == ("", "")  # messages, not prints
     assert EarlyStoppingTrigger().patience == 3
     assert EarlyStoppingTrigger(mode="max").best == float("-inf")
     assert EarlyStoppingTrigger(max_trigger=(7, "iteration")).get_training_length() == (7, "iteration")
@@ -193,14 +199,19 @@ def test_early_stopping_warns_when_the_monitored_value_is_missing():
         assert not trigger(_trainer_at(1, observation={"main/loss": 0.3}))
 
 
-def test_early_stopping_verbose_stop(capsys):
+def test_early_stopping_verbose_stop(caplog):
+    caplog.set_level("INFO", logger="fnet.training.triggers.early_stopping")
     trigger = EarlyStoppingTrigger(check_trigger=(1, "iteration"), patience=1, verbose=True)
     trainer = _trainer_at(1, observation={"main/loss": 1.0})
     trainer.updater.epoch = 4
     assert not trigger(trainer)
     trainer.updater.iteration = 2
     assert trigger(trainer)
-    assert "Epoch 4: early stopping" in capsys.readouterr().out
+    assert [(r.name, r.levelname, r.getMessage()) for r in caplog.records][-1] == (
+        "fnet.training.triggers.early_stopping",
+        "INFO",
+        "Epoch 4: early stopping",
+    )
 
 
 def test_early_stopping_state_is_saved_and_a_chainer_snapshot_without_it_warns():

@@ -21,6 +21,7 @@ from fnet.compat import optimizers
 from fnet.compat.serializers import DictionarySerializer, NpzDeserializer
 from fnet.data import convert
 from fnet.data.iterators import SerialIterator
+from fnet.errors import InvalidInputError
 from fnet.training import Trainer, report
 from fnet.training.updaters import (
     FunctionalUpdater,
@@ -433,6 +434,78 @@ def test_functional_updater_device_and_errors():
         broken.update()
 
 
+def _dropout_updater(masks, key):
+    """A FunctionalUpdater whose loss function applies dropout with the key of each iteration and
+    records ``(iteration, mask)``."""
+
+    def loss_fn(params, state, batch, *, key, iteration):
+        x, y = batch
+        h, mask = fnet.functions.dropout(x, 0.5, key=key, return_mask=True)
+        masks.append((iteration, mask.copy()))
+        pred = fnet.ops.matmul(h, params["w"]) + params["b"]
+        return fnet.ops.mean((pred - y) ** 2), (state, {})
+
+    tx = optim.SGD(lr=0.01)
+    params = {"w": numpy.zeros(3, numpy.float32), "b": numpy.zeros((), numpy.float32)}
+    iterator = SerialIterator(_regression(), 4, shuffle=False)
+    return FunctionalUpdater(iterator, optim.make_train_step(loss_fn, tx), params, tx.init(params), key=key)
+
+
+def test_functional_updater_key_gives_fresh_dropout_masks_that_repeat_after_a_resume():
+    straight = []
+    updater = _dropout_updater(straight, fnet.random.key(3))
+    for _ in range(6):
+        updater.update()
+    assert [i for i, _ in straight] == [0, 1, 2, 3, 4, 5]
+    for (_, a), (_, b) in zip(straight, straight[1:]):
+        assert not numpy.array_equal(a, b)  # a fresh mask at every iteration
+
+    first = []
+    before = _dropout_updater(first, fnet.random.key(3))
+    for _ in range(3):
+        before.update()
+    serializer = DictionarySerializer()
+    before.serialize(serializer)
+    assert serializer.target["key"].tolist() == fnet.random.key(3).tolist()
+    resumed_masks = []
+    resumed = _dropout_updater(resumed_masks, fnet.random.key(99))  # the saved key replaces this one
+    resumed.serialize(NpzDeserializer(serializer.target))
+    for _ in range(3):
+        resumed.update()
+    assert [i for i, _ in resumed_masks] == [3, 4, 5]
+    for (_, a), (_, b) in zip(resumed_masks, straight[3:]):
+        numpy.testing.assert_array_equal(a, b)
+
+
+def test_functional_updater_key_and_iteration_errors():
+    tx = optim.SGD(lr=0.1)
+    params = {"w": numpy.zeros(3, numpy.float32)}
+    iterator = SerialIterator(_regression(), 4)
+    plain = optim.make_train_step(_loss_fn, tx)
+    with pytest.raises(
+        InvalidInputError, match="(?s)key was given but the step does not declare a key.*hint"
+    ):
+        FunctionalUpdater(iterator, plain, params, tx.init(params), key=fnet.random.key(0))
+    with pytest.raises(InvalidInputError, match="the step requires a key argument but no key was given"):
+        FunctionalUpdater(iterator, lambda p, s, o, b, *, key: (p, s, o, {}), params, tx.init(params))
+    with pytest.raises(InvalidInputError, match=r"expected key to be a random key \(uint32\[4\]\), got int"):
+        FunctionalUpdater(iterator, lambda p, s, o, b, *, key: (p, s, o, {}), params, tx.init(params), key=0)
+    with pytest.raises(InvalidInputError, match="expected optimizer to be a fnet.optim transformation"):
+        FunctionalUpdater(iterator, plain, params, tx.init(params), optimizer="sgd")
+
+    seen = []
+
+    def step(params, state, opt_state, batch, iteration, key=None):  # a hand-written step
+        seen.append((iteration, key))
+        return params, state, opt_state, {}
+
+    updater = FunctionalUpdater(iterator, step, params, tx.init(params))
+    updater.update()
+    updater.update()
+    assert seen == [(0, None), (1, None)] and updater.optimizer is None and updater.key is None
+    assert FunctionalUpdater(iterator, plain, params, tx.init(params)).optimizer is tx
+
+
 # -- the interface ---------------------------------------------------------------------------------
 
 
@@ -497,13 +570,17 @@ def test_functional_mnist_style_training_on_digits(tmp_path):
     trainer = Trainer(updater, (3, "epoch"), out=str(tmp_path))
     trainer.extend(LogReport(filename="log"))
     bar = io.StringIO()
-    trainer.extend(ProgressBar(update_interval=10, out=bar))
+    trainer.extend(ProgressBar(update_interval=5, log_interval=15, out=bar))
     trainer.run()
 
     log = json.loads((tmp_path / "log").read_text())
     assert [entry["epoch"] for entry in log] == [1, 2, 3]
     assert {"main/loss", "main/accuracy", "iteration", "elapsed_time"} <= set(log[0])
     assert log[-1]["main/loss"] < log[0]["main/loss"] and log[-1]["main/accuracy"] > 0.9
-    assert "this epoch" in bar.getvalue() and "iters/sec" in bar.getvalue()
+    assert [line.split(":")[0] for line in bar.getvalue().splitlines()] == [
+        "iteration 15, epoch 1",
+        "iteration 30, epoch 2",
+        "iteration 45, epoch 3",
+    ]  # not a terminal: plain lines
     accuracy = float(pure_F.accuracy(model.apply(updater.params, test[0]), test[1]))
     assert accuracy > 0.8  # chance is 0.1

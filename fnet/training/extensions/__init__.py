@@ -24,6 +24,7 @@ from .polynomial_shift import PolynomialShift
 from .print_report import PrintReport
 from .progress_bar import ProgressBar
 from .step_shift import StepShift
+from .tensorboard_report import TensorBoardReport
 from .value_observation import observe_lr, observe_value
 from .variable_statistics_plot import VariableStatisticsPlot
 from .variable_unchain import unchain_variables
@@ -51,6 +52,7 @@ __all__ = [
     "PrintReport",
     "ProgressBar",
     "StepShift",
+    "TensorBoardReport",
     "observe_lr",
     "observe_value",
     "VariableStatisticsPlot",

@@ -16,17 +16,31 @@ from .. import reporter as _reporter
 from .snapshot_writers import write_atomically
 
 
+def is_terminal(stream) -> bool:
+    """Whether ``stream`` is an interactive terminal (its ``isatty()`` says so): only there are
+    ANSI cursor-control escapes written; a file or a pipe gets plain lines."""
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return bool(isatty()) if callable(isatty) else False
+    except (ValueError, OSError):  # a closed or detached stream
+        return False
+
+
 class TerminalBar:
     """A block of lines redrawn in place on a terminal (ANSI escape codes), with the rate of progress.
 
     ``update(lines)`` erases what was drawn, writes ``lines`` and moves the cursor back to their
-    first line; ``close()`` erases them. ``speed(iteration, epoch_detail)`` gives the iterations
-    and epochs per second over the last 100 calls.
+    first line; ``close()`` erases them. On a stream that is not a terminal (``interactive`` is
+    False: a log file, a pipe) ``update`` writes the lines as they are, with no escape codes,
+    and ``close`` writes nothing: the callers write fewer, plain lines there.
+    ``speed(iteration, epoch_detail)`` gives the iterations and epochs per second over the last
+    100 calls.
     """
 
     def __init__(self, bar_length: int | None = None, out=None):
         self.bar_length = 50 if bar_length is None else bar_length
         self.out = sys.stdout if out is None else out
+        self.interactive = is_terminal(self.out)
         self._timing: collections.deque = collections.deque(maxlen=100)
 
     def bar(self, title: str, rate: float) -> str:
@@ -45,27 +59,34 @@ class TerminalBar:
         return (iteration - old_iteration) / span, (epoch_detail - old_epoch) / span
 
     @staticmethod
-    def speed_line(iterations_per_second: float, remaining: float, speed: float) -> str:
-        """The line with the rate and the time left: ``remaining`` units at ``speed`` units/s."""
+    def time_left(remaining: float, speed: float) -> str:
+        """The time to do ``remaining`` units at ``speed`` units/s (``unknown`` without progress)."""
         if speed > 0:
-            eta = str(datetime.timedelta(seconds=max(remaining / speed, 0.0)))
-        else:  # no progress seen yet over the window: the time left is unknown
-            eta = "unknown"
+            return str(datetime.timedelta(seconds=max(remaining / speed, 0.0)))
+        return "unknown"  # no progress seen yet over the window
+
+    @classmethod
+    def speed_line(cls, iterations_per_second: float, remaining: float, speed: float) -> str:
+        """The line with the rate and the time left: ``remaining`` units at ``speed`` units/s."""
+        eta = cls.time_left(remaining, speed)
         return f"{iterations_per_second:10.5g} iters/sec. Estimated time to finish: {eta}.\n"
 
     def update(self, lines: list[str]) -> None:
-        """Draw ``lines`` in place of the previous ones."""
+        """Draw ``lines`` in place of the previous ones (on a terminal; else write them)."""
         out = self.out
-        out.write("\033[J")
+        if self.interactive:
+            out.write("\033[J")
         for line in lines:
             out.write(line)
-        out.write(f"\033[{len(lines):d}A")
+        if self.interactive:
+            out.write(f"\033[{len(lines):d}A")
         self.flush()
 
     def close(self) -> None:
-        """Erase the drawn lines."""
-        self.out.write("\033[J")
-        self.flush()
+        """Erase the drawn lines (on a terminal; nothing to erase elsewhere)."""
+        if self.interactive:
+            self.out.write("\033[J")
+            self.flush()
 
     def flush(self) -> None:
         """Flush the stream if it can be flushed."""

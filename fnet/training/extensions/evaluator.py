@@ -10,6 +10,11 @@ recorded (``no_backprop_mode``). For pure models, pass an ``eval_func`` that com
 current params; it may report with ``fnet.training.report(values, target)``, or return a dict
 of values, which is reported as the target's (so ``{'loss': ...}`` gives
 ``'validation/main/loss'``).
+
+An evaluation that cannot be named after the targets is an error (``ObserverError``, a
+``KeyError``), not a log with empty ``validation/*`` columns: values reported for an observer
+that is not a registered target (as in Chainer), and an evaluation by ``Evaluator()`` whose
+batches reported nothing under any target (values reported without an observer, or nothing).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import sys
+import time
 import warnings
 from collections.abc import Callable
 
@@ -25,6 +31,7 @@ from ...autodiff.tracer import no_grad
 from ...data import convert
 from .. import reporter as _reporter
 from ..extension import PRIORITY_WRITER, Extension
+from ..reporter import ObserverError, _describe_observer
 from ._util import TerminalBar
 
 __all__ = ["Evaluator"]
@@ -117,6 +124,7 @@ class Evaluator(Extension):
         self.eval_hook = eval_hook
         self.eval_func = eval_func
         self._progress_bar = progress_bar
+        self._expected_prefixes: tuple[str, ...] | None = None  # set by __call__ for evaluate
 
     def get_iterator(self, name: str):
         """The iterator registered as ``name``."""
@@ -136,15 +144,22 @@ class Evaluator(Extension):
 
     def __call__(self, trainer=None) -> dict:
         """Evaluate, report the means to the current reporter (the trainer's, during training)
-        and return them. It can be called without a trainer."""
+        and return them. It can be called without a trainer.
+
+        Each target is registered as an observer under ``<name>/<target name>``; when the
+        batches reported nothing under any of them, ``ObserverError`` says so."""
         reporter = _reporter.Reporter()
         prefix = "" if self.name is None else self.name + "/"
         for name, target in self._targets.items():
             reporter.add_observer(prefix + name, target)
             if hasattr(target, "namedlinks"):
                 reporter.add_observers(prefix + name, target.namedlinks(skipself=True))
-        with reporter, _training_off():
-            result = self.evaluate()
+        self._expected_prefixes = tuple(prefix + name + "/" for name in self._targets)
+        try:
+            with reporter, _training_off():
+                result = self.evaluate()
+        finally:
+            self._expected_prefixes = None
         _reporter.report(result)
         return result
 
@@ -171,6 +186,7 @@ class Evaluator(Extension):
             it = copy.copy(iterator)
         summary = _reporter.DictSummary()
         bar = _IterationBar(it) if self._progress_bar else None
+        batches = 0
         for batch in it:
             observation: dict = {}
             with _reporter.report_scope(observation):
@@ -183,13 +199,47 @@ class Evaluator(Extension):
                     else:
                         returned = eval_func(in_arrays)
                 if isinstance(returned, dict):
-                    _reporter.report(returned, self._targets["main"])
+                    self._report_returned(returned)
             summary.add(observation)
+            batches += 1
             if bar is not None:
                 bar.update()
         if bar is not None:
             bar.close()
-        return summary.compute_mean()
+        result = summary.compute_mean()
+        if batches and self._expected_prefixes is not None:
+            self._check_named(result)
+        return result
+
+    def _report_returned(self, returned: dict) -> None:
+        """Report the dict that ``eval_func`` returned as the ``'main'`` target's values."""
+        if "main" not in self._targets:
+            raise ObserverError(
+                f"Evaluator: eval_func returned {sorted(returned)}, which are reported as the 'main' "
+                f"target's values, but the targets are {sorted(self._targets)}\n"
+                "  hint: pass the evaluated model (or the eval function itself) as target, e.g. "
+                "Evaluator(iterator, target=eval_func)"
+            )
+        _reporter.report(returned, self._targets["main"])
+
+    def _check_named(self, result: dict) -> None:
+        """Raise when nothing in ``result`` is named after a target (the columns would be empty)."""
+        expected = self._expected_prefixes
+        if any(key.startswith(expected) for key in result):
+            return
+        eval_func = self.eval_func or self._targets.get("main")
+        got = f"values named {sorted(result)}" if result else "nothing"
+        if expected:
+            wanted = "values named " + " or ".join(repr(p + "...") for p in expected)
+        else:
+            wanted = "values named after a target, but it has no target"
+        targets = ", ".join(f"{name!r}: {_describe_observer(t)}" for name, t in self._targets.items())
+        raise ObserverError(
+            f"Evaluator: expected the evaluation to report {wanted}, got {got} (targets {{{targets}}}, "
+            f"eval_func {_describe_observer(eval_func)})\n"
+            "  hint: report each value with its target as observer, fnet.training.report({'loss': loss}, "
+            "target) (a Chainer link: chainer.report(..., self)), or return a dict of values from eval_func"
+        )
 
     def finalize(self) -> None:
         """Finalize every iterator (called at the end of training)."""
@@ -198,7 +248,8 @@ class Evaluator(Extension):
 
 
 class _IterationBar:
-    """The progress of one sweep of an iterator: a bar, the position and the speed."""
+    """The progress of one sweep of an iterator: a bar, the position and the speed (on a
+    terminal; elsewhere one plain line when the sweep ends)."""
 
     def __init__(self, iterator):
         if not (hasattr(iterator, "current_position") and hasattr(iterator, "epoch_detail")):
@@ -208,13 +259,18 @@ class _IterationBar:
             )
         self._iterator = iterator
         self._bar = TerminalBar()
+        self._batches = 0
+        self._start = time.perf_counter()
 
     def update(self) -> None:
         """Redraw the display for the iterator's current position."""
         iterator, bar = self._iterator, self._bar
+        self._batches += 1
+        if not bar.interactive:
+            return
         position, epoch_detail = iterator.current_position, iterator.epoch_detail
-        size = getattr(iterator, "_epoch_size", None)
         per_iteration, per_epoch = bar.speed(position, epoch_detail)
+        size = getattr(iterator, "_epoch_size", None)
         bar.update(
             [
                 bar.bar("validation", epoch_detail),
@@ -224,5 +280,9 @@ class _IterationBar:
         )
 
     def close(self) -> None:
-        """Erase the display."""
-        self._bar.close()
+        """Erase the display (on a terminal), or write where the sweep ended (elsewhere)."""
+        bar = self._bar
+        if not bar.interactive:
+            seconds = time.perf_counter() - self._start
+            bar.update([f"validation: {self._batches} batches in {seconds:.3g} s\n"])
+        bar.close()

@@ -3,6 +3,14 @@
 The log is a JSON list with one dict per interval: the mean of every reported value, then
 ``epoch``, ``iteration`` and ``elapsed_time`` (seconds since training started), written with
 an indent of 4 as Chainer writes it, so tools that read Chainer's ``result/log`` read it too.
+
+The same entries can also go to a CSV file and a JSON-lines file, one row per entry, appended
+and flushed as each entry is made (``csv_filename='log.csv'``, ``jsonl_filename='log.jsonl'``),
+which other tools can follow while the training runs. The CSV header lists every key seen, in
+the order of first appearance: an entry that brings a new key (``validation/main/loss`` after
+the first evaluation) rewrites the file with the wider header, the earlier rows getting empty
+cells. After a resume the files hold each entry once: the first write of a run rewrites them
+(atomically) from the entries of the snapshot.
 """
 
 from __future__ import annotations
@@ -16,6 +24,7 @@ from .. import reporter as _reporter
 from ..extension import Extension
 from ..triggers.interval import get_trigger
 from . import _util
+from ._row_log import RowFile
 from .snapshot_writers import Writer, write_atomically
 
 __all__ = ["LogReport"]
@@ -43,6 +52,9 @@ class LogReport(Extension):
             writes ``'log'`` instead). ``log_name`` is its old name.
         writer: a snapshot writer to write the file with (e.g. ``ThreadWriter()``); the file is
             written atomically in the calling thread when None.
+        csv_filename: a CSV file under ``trainer.out`` that gets a row per entry (None: none).
+        jsonl_filename: a JSON-lines file under ``trainer.out`` that gets a line per entry
+            (None: none). Both are written in the calling thread.
 
     >>> class Updater:
     ...     epoch, iteration = 0, 0
@@ -65,6 +77,9 @@ class LogReport(Extension):
         postprocess: Callable[[dict], None] | None = None,
         filename: str | None = "log",
         writer: Writer | None = None,
+        *,
+        csv_filename: str | None = None,
+        jsonl_filename: str | None = None,
         **kwargs: Any,
     ):
         if "log_name" in kwargs:
@@ -72,7 +87,8 @@ class LogReport(Extension):
         if kwargs:
             raise TypeError(
                 f"LogReport() got unexpected keyword argument(s) {', '.join(map(repr, kwargs))}\n"
-                "  hint: the arguments are keys, trigger, postprocess, filename (or log_name), writer"
+                "  hint: the arguments are keys, trigger, postprocess, filename (or log_name), writer, "
+                "csv_filename, jsonl_filename"
             )
         self._keys = keys
         self._trigger = get_trigger(trigger)
@@ -81,6 +97,9 @@ class LogReport(Extension):
         self._writer = writer
         self._log: list[dict] = []
         self._summary = _reporter.DictSummary()
+        self._row_files = [
+            RowFile(name, kind) for name, kind in ((csv_filename, "csv"), (jsonl_filename, "jsonl")) if name
+        ]
 
     def __call__(self, trainer) -> None:
         """Add the current observation; make an entry (and write the file) if the trigger fires."""
@@ -98,6 +117,8 @@ class LogReport(Extension):
                 write_atomically(log_name, trainer.out, self._log, _write_json)
             else:
                 self._writer(log_name, trainer.out, list(self._log), savefun=_write_json)
+        for row_file in self._row_files:
+            row_file.write(trainer.out, self._log)
         self._summary = _reporter.DictSummary()
 
     @property
@@ -120,3 +141,5 @@ class LogReport(Extension):
             serializer("_log", json.dumps(self._log))
         else:
             self._log = json.loads(str(serializer("_log", "")))
+            for row_file in self._row_files:
+                row_file.forget()

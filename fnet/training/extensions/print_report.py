@@ -2,7 +2,8 @@
 
 Each column is as wide as its name, at least 10 characters, and columns are separated by two
 spaces, as in Chainer; numbers are printed with ``{:g}``; a value missing from an entry leaves
-its cell blank.
+its cell blank. On a terminal each row first erases what a ``ProgressBar`` drew below the cursor
+(an ANSI escape code); a stream that is not a terminal gets the rows alone.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from ..extension import Extension
+from ._util import is_terminal
 from .log_report import LogReport
 
 __all__ = ["PrintReport"]
@@ -35,7 +37,7 @@ class PrintReport(Extension):
     ...         return log
     >>> out = io.StringIO()
     >>> PrintReport(["epoch", "main/loss", "main/accuracy"], out=out)(Trainer())
-    >>> print(out.getvalue().replace("\\033[J", ""))  # doctest: +NORMALIZE_WHITESPACE
+    >>> print(out.getvalue())  # doctest: +NORMALIZE_WHITESPACE
     epoch       main/loss   main/accuracy
     1           0.25
     """
@@ -46,6 +48,7 @@ class PrintReport(Extension):
         self._entries = entries
         self._log_report = log_report
         self._out = out
+        self._erase = "\033[J" if is_terminal(out) else ""  # what a progress bar drew below
         self._log_len = 0  # the number of entries printed so far
         widths = [max(10, len(entry)) for entry in entries]
         self._header: str | None = (
@@ -74,7 +77,7 @@ class PrintReport(Extension):
             )
         log = log_report.log
         while len(log) > self._log_len:
-            out.write("\033[J")  # erase what a progress bar may have drawn below the cursor
+            out.write(self._erase)
             self._print(log[self._log_len])
             self._log_len += 1
 

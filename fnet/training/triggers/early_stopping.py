@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+import logging
 import operator
 import warnings
 
@@ -24,6 +25,8 @@ from ..reporter import DictSummary
 from .interval import get_trigger
 
 __all__ = ["EarlyStoppingTrigger"]
+
+logger = logging.getLogger(__name__)
 
 _MODES = ("auto", "max", "min")
 
@@ -35,7 +38,10 @@ class EarlyStoppingTrigger:
 
     ``mode`` is ``'max'`` (larger is better), ``'min'``, or ``'auto'``: ``'max'`` when the
     monitored name contains ``'accuracy'``, else ``'min'``. ``verbose`` prints the comparison
-    chosen and the epoch of the stop. ``patients`` is an old spelling of ``patience``.
+    chosen and the epoch of the stop, as messages of the logger ``fnet.training.triggers.
+    early_stopping`` at level INFO (DEBUG without ``verbose``): configure logging to see them,
+    e.g. ``logging.basicConfig(level=logging.INFO)``. ``patients`` is an old spelling of
+    ``patience``.
 
     Attributes:
         count: checks in a row without improvement.
@@ -78,8 +84,8 @@ class EarlyStoppingTrigger:
             mode = "max" if "accuracy" in monitor else "min"
         self._compare = operator.gt if mode == "max" else operator.lt
         self.best = float("-inf") if mode == "max" else float("inf")
-        if verbose:
-            print(f"early stopping: operator is {'greater' if mode == 'max' else 'less'}")
+        self._level = logging.INFO if verbose else logging.DEBUG
+        logger.log(self._level, "early stopping: operator is %s", "greater" if mode == "max" else "less")
 
     def __call__(self, trainer) -> bool:
         """Whether the training should stop now."""
@@ -101,8 +107,7 @@ class EarlyStoppingTrigger:
         else:
             self.count += 1
         if self.count >= self.patience:
-            if self.verbose:
-                print(f"Epoch {trainer.updater.epoch}: early stopping")
+            logger.log(self._level, "Epoch %s: early stopping", trainer.updater.epoch)
             return True
         return False
 

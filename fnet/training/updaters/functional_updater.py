@@ -26,6 +26,21 @@ in the step is mutated: the trees are replaced.
 >>> trainer.run()
 >>> round(float(updater.params["w"]), 3), sorted(trainer.observation)
 (2.0, ['main/loss'])
+
+Randomness (dropout, noise) comes from keys. Given ``key=``, the updater passes the step the key
+``fnet.random.fold_in(key, iteration)`` at each iteration, a fresh one every time and the same
+one again after a resume (the base key is saved with the updater), and ``iteration=`` when the
+step declares it. A step made by ``make_train_step`` declares what its loss function declares:
+
+>>> def dropout_loss_fn(params, state, batch, *, key, iteration):
+...     x, y = batch
+...     x = fnet.functions.dropout(x, 0.5, key=key)
+...     return fnet.ops.mean((x * params["w"] - y) ** 2), (state, {"iteration": iteration})
+>>> updater = FunctionalUpdater(SerialIterator(data, 4), optim.make_train_step(dropout_loss_fn, tx),
+...                             params, tx.init(params), key=fnet.random.key(0))
+>>> updater.update(); updater.update()
+>>> updater.iteration
+2
 """
 
 from __future__ import annotations
@@ -33,9 +48,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ... import backend
+import numpy
+
+from ... import backend, random
 from ... import tree as _tree
 from ...data import convert
+from ...errors import InvalidInputError, aval, message
+from ...optim.step import _declared_keywords
+from ...optim.transform import Transform
 from ..reporter import report
 from .updater import _IteratingUpdater, _UnknownNameError
 
@@ -57,6 +77,15 @@ class FunctionalUpdater(_IteratingUpdater):
         device: where to send ``params``, ``opt_state`` and ``state`` (None leaves them).
         state: the initial non-trainable state (batch-norm statistics...; None when there is none).
         input_device: where to send the batches; ``device`` when None.
+        key: a random key (``fnet.random.key(seed)``): each update passes the step
+            ``key=fnet.random.fold_in(key, iteration)``. The step must declare ``key``; one that
+            requires it needs this argument.
+        optimizer: the step's optimizer (a ``fnet.optim`` transformation), read by
+            ``observe_lr``; a step made by ``make_train_step`` tells its own.
+
+    The step gets ``iteration=`` (the number of updates done before this one) when it declares
+    it. What the step declares is read from its signature once, here: a step written by hand
+    declares them as keyword parameters, ``step(params, state, opt_state, batch, *, key)``.
 
     ``params``, ``opt_state`` and ``state`` come before the options because the step needs all
     of them, in the order ``make_train_step`` returns them; ``state`` is keyword-only since most
@@ -67,6 +96,8 @@ class FunctionalUpdater(_IteratingUpdater):
         step: the step function.
         params, opt_state, state: the current trees (replaced at each update).
         iteration: the number of updates done.
+        key: the base random key (None without one).
+        optimizer: the step's optimizer transformation (None when unknown).
     """
 
     def __init__(
@@ -80,6 +111,8 @@ class FunctionalUpdater(_IteratingUpdater):
         *,
         state: Any = None,
         input_device=None,
+        key: Any = None,
+        optimizer: Transform | None = None,
     ):
         super().__init__(type(self).__name__, iterator, converter, device, input_device)
         if not callable(step):
@@ -88,6 +121,17 @@ class FunctionalUpdater(_IteratingUpdater):
                 "  hint: step = fnet.optim.make_train_step(loss_fn, optimizer)"
             )
         self.step = step
+        self.key = _check_key(key)
+        self._pass_key, self._pass_iteration = _keywords_to_pass(step, key is not None)
+        self.optimizer = optimizer if optimizer is not None else getattr(step, "optimizer", None)
+        if self.optimizer is not None and not isinstance(self.optimizer, Transform):
+            raise InvalidInputError(
+                message(
+                    "FunctionalUpdater",
+                    f"expected optimizer to be a fnet.optim transformation, got {type(optimizer).__name__}",
+                    hint="pass the optimizer the step was made with, e.g. optimizer=fnet.optim.Adam()",
+                )
+            )
         if self._device is not None:
             params, opt_state, state = backend.to_device((params, opt_state, state), self._device)
         self.params = params
@@ -108,7 +152,15 @@ class FunctionalUpdater(_IteratingUpdater):
     def update_core(self) -> None:
         """Run the step on the next batch, keep the new trees and report the metrics."""
         batch = self._next_batch()
-        out = self.step(self.params, self.state, self.opt_state, batch)
+        if self._pass_key or self._pass_iteration:
+            keywords = {}
+            if self._pass_key:
+                keywords["key"] = random.fold_in(self.key, self.iteration)
+            if self._pass_iteration:
+                keywords["iteration"] = self.iteration
+            out = self.step(self.params, self.state, self.opt_state, batch, **keywords)
+        else:
+            out = self.step(self.params, self.state, self.opt_state, batch)
         if not (isinstance(out, tuple) and len(out) == 4 and isinstance(out[3], dict)):
             got = f"a tuple of {len(out)}" if isinstance(out, tuple) else type(out).__name__
             raise TypeError(
@@ -121,8 +173,9 @@ class FunctionalUpdater(_IteratingUpdater):
     def serialize(self, serializer) -> None:
         """Save or load the iterators (``iterator:<name>/``), the trees under ``params/``,
         ``opt_state/`` and ``state/`` with their leaves' tree paths as keys (the keys of
-        ``fnet.io``: ``params/l1/W``), and ``iteration``. Loading needs trees of the saved
-        structure (the updater is built as it was): the loaded values replace the trees."""
+        ``fnet.io``: ``params/l1/W``), ``iteration``, and the base random ``key`` when the
+        updater has one. Loading needs trees of the saved structure (the updater is built as it
+        was): the loaded values replace the trees."""
         from ...compat.serializer import Deserializer
 
         loading = isinstance(serializer, Deserializer)
@@ -131,6 +184,48 @@ class FunctionalUpdater(_IteratingUpdater):
         self.opt_state = _serialize_tree(serializer["opt_state"], self.opt_state, loading)
         self.state = _serialize_tree(serializer["state"], self.state, loading)
         self.iteration = serializer("iteration", self.iteration)
+        if self.key is not None:
+            self.key = serializer("key", self.key.copy() if loading else self.key)
+
+
+def _check_key(key: Any) -> Any:
+    """``key`` as a NumPy random key (None stays None); anything else is an error."""
+    if key is None:
+        return None
+    example = random.key(0)
+    array = numpy.asarray(backend.to_cpu(key))
+    if array.shape != example.shape or array.dtype != example.dtype:
+        raise InvalidInputError(
+            message(
+                "FunctionalUpdater",
+                f"expected key to be a random key ({aval(example)}), got {aval(key)}",
+                hint="pass key=fnet.random.key(seed)",
+            )
+        )
+    return array.copy()
+
+
+def _keywords_to_pass(step: Callable, have_key: bool) -> tuple[bool, bool]:
+    """Whether to pass the step ``key=`` and ``iteration=``, from what it declares (read once)."""
+    declared = _declared_keywords(step)
+    if have_key and "key" not in declared:
+        raise InvalidInputError(
+            message(
+                "FunctionalUpdater",
+                "key was given but the step does not declare a key argument, so it would never get one",
+                hint="declare it in the loss function, loss_fn(params, state, batch, *, key), and make "
+                "the step with fnet.optim.make_train_step; or in a hand-written step(..., *, key)",
+            )
+        )
+    if declared.get("key") and not have_key:
+        raise InvalidInputError(
+            message(
+                "FunctionalUpdater",
+                "the step requires a key argument but no key was given",
+                hint="pass key=fnet.random.key(seed): each update gets fnet.random.fold_in(key, iteration)",
+            )
+        )
+    return have_key, "iteration" in declared
 
 
 def _serialize_tree(serializer, tree: Any, loading: bool) -> Any:

@@ -11,7 +11,7 @@ import fnet.compat as chainer
 from fnet.compat import links as L
 from fnet.data.datasets import TupleDataset
 from fnet.data.iterators import SerialIterator
-from fnet.training import Reporter, report
+from fnet.training import ObserverError, Reporter, report
 from fnet.training.extensions import Evaluator
 
 X = numpy.linspace(-1, 1, 21, dtype=numpy.float32).reshape(7, 3)
@@ -129,12 +129,26 @@ def test_pure_eval_func_returning_a_dict():
     assert tape_levels == ["ndarray"] * 3
 
 
-def test_progress_bar(capsys):
+def test_progress_bar(monkeypatch, capsys):
+    import io
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    terminal = Terminal()
+    monkeypatch.setattr("sys.stdout", terminal)
     ext = Evaluator(_iterator(), L.Classifier(L.Linear(3, 2)), progress_bar=True)
     _evaluate(ext)
-    out = capsys.readouterr().out
+    out = terminal.getvalue()
     assert "validation [" in out and "/ 7 iterations" in out and "iters/sec" in out
     assert out.endswith("\033[J")
+    monkeypatch.undo()
+
+    _evaluate(ext)  # on a stream that is not a terminal: one plain line when the sweep ends
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("validation: 3 batches in ")
+    assert lines[0].endswith(" s") and "\033" not in lines[0]
 
 
 def test_iterator_warnings_and_errors():
@@ -178,3 +192,84 @@ def test_progress_bar_needs_position():
 
     with pytest.raises(TypeError, match="progress_bar=True needs an iterator with current_position"):
         _evaluate(Evaluator(Plain(), L.Linear(3, 2), progress_bar=True))
+
+
+# -- an evaluation that cannot be named after its targets is an error --------------------------------
+
+
+def test_values_reported_without_an_observer_are_an_error_not_empty_columns(tmp_path):
+    """A pure eval function that reports without naming its observer: the trainer stops at the
+    first evaluation with an error that names what was expected and how to fix it."""
+    from fnet import optim
+    from fnet.training import Trainer
+    from fnet.training.extensions import LogReport
+    from fnet.training.updaters import FunctionalUpdater
+
+    def loss_fn(params, state, batch):
+        x, _ = batch
+        return fnet.ops.mean((x * params["w"]) ** 2), (state, {})
+
+    tx = optim.SGD(lr=0.1)
+    params = {"w": numpy.ones(3, numpy.float32)}
+    updater = FunctionalUpdater(
+        SerialIterator(TupleDataset(X, T), 7), optim.make_train_step(loss_fn, tx), params, tx.init(params)
+    )
+
+    def evaluate(x, t):
+        report({"loss": float(fnet.ops.mean((x * updater.params["w"]) ** 2))})  # no observer
+
+    trainer = Trainer(updater, (2, "epoch"), out=str(tmp_path))
+    trainer.extend(Evaluator(_iterator(), evaluate))
+    trainer.extend(LogReport())
+    with pytest.raises(ObserverError) as error:
+        trainer.run(show_loop_exception_msg=False)
+    assert isinstance(error.value, KeyError) and updater.iteration == 1
+    assert str(error.value).startswith(
+        "Evaluator: expected the evaluation to report values named 'validation/main/...', got values "
+        "named ['loss'] (targets {'main': function "
+    )
+    assert "report({'loss': loss}, target)" in str(error.value)
+
+
+def test_observer_errors_of_the_targets():
+    def silent(x, t):
+        pass
+
+    with pytest.raises(ObserverError, match=r"report values named 'validation/main/...', got nothing"):
+        _evaluate(Evaluator(_iterator(), silent))
+    with pytest.raises(ObserverError, match=r"named after a target, but it has no target, got values"):
+        _evaluate(Evaluator(_iterator(), {}, eval_func=lambda x, t: report({"n": len(t)})))
+    with pytest.raises(ObserverError, match=r"eval_func returned \['n'\].*the targets are \['aux'\]"):
+        _evaluate(Evaluator(_iterator(), {"aux": silent}, eval_func=lambda x, t: {"n": len(t)}))
+    stranger = L.Linear(3, 2)
+    with pytest.raises(
+        ObserverError, match=r"the given observer \(Linear object\) is not registered.*\['validation/main'\]"
+    ):
+        _evaluate(Evaluator(_iterator(), silent, eval_func=lambda x, t: report({"n": 1}, stranger)))
+    # values under one target are enough; an empty validation set reports nothing and is no error
+    several = Evaluator(_iterator(), {"main": silent, "aux": L.Linear(3, 2)})
+    several.eval_func = lambda x, t: report({"n": 1}, several.get_target("aux"))
+    assert _evaluate(several)[0] == {"validation/aux/n": 1.0}
+
+    class Empty:
+        def __next__(self):
+            raise StopIteration
+
+        def __iter__(self):
+            return self
+
+        def reset(self):
+            pass
+
+    assert _evaluate(Evaluator(Empty(), silent))[0] == {}
+
+
+def test_evaluate_alone_reports_to_the_current_reporter_as_in_chainer():
+    """Chainer's Evaluator.evaluate() called outside __call__ uses the current reporter's observers."""
+    model = L.Classifier(L.Linear(3, 2))
+    ext = Evaluator(_iterator(), {}, eval_func=model)
+    reporter = Reporter()
+    reporter.add_observer("target", model)
+    with reporter:
+        result = ext.evaluate()
+    assert sorted(result) == ["target/accuracy", "target/loss"]

@@ -140,3 +140,82 @@ def test_loading_a_snapshot_without_statistics_warns(make_trainer):
             )
         )
     assert log.log == []
+
+
+# -- the CSV and JSON-lines row files ----------------------------------------------------------------
+
+
+def _rows_run(trainer, start, stop, validation_from=None):
+    for i in range(start, stop + 1):
+        observation = {"main/loss": float(i)}
+        if validation_from is not None and i >= validation_from:
+            observation["validation/main/loss"] = i / 10
+        trainer.step(observation)
+
+
+def _read(path):
+    with open(path, newline="") as f:
+        return f.read()
+
+
+def test_csv_and_jsonl_get_one_row_per_entry_flushed_as_it_is_made(make_trainer):
+    import csv
+
+    trainer = make_trainer()
+    log = LogReport(trigger=(2, "iteration"), csv_filename="log.csv", jsonl_filename="log.jsonl")
+    trainer.extend(log, "LogReport", trigger=(1, "iteration"))
+    _rows_run(trainer, 1, 4)
+    csv_path, jsonl_path = (os.path.join(trainer.out, name) for name in ("log.csv", "log.jsonl"))
+    assert _read(csv_path) == (
+        "main/loss,epoch,iteration,elapsed_time\r\n1.5,0,2,2.0\r\n3.5,0,4,4.0\r\n"
+    )  # readable while training runs: each row is written when its entry is made
+    assert [json.loads(line) for line in _read(jsonl_path).splitlines()] == log.log
+
+    # a key that appears later widens the header; the earlier rows get empty cells
+    _rows_run(trainer, 5, 6, validation_from=5)
+    with open(csv_path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert list(rows[0]) == ["main/loss", "epoch", "iteration", "elapsed_time", "validation/main/loss"]
+    assert [row["validation/main/loss"] for row in rows] == ["", "", "0.55"]
+    assert [json.loads(line) for line in _read(jsonl_path).splitlines()] == log.log
+    assert not [name for name in os.listdir(trainer.out) if name.startswith(".tmp")]
+
+
+def test_row_files_have_each_entry_once_after_a_resume(make_trainer, tmp_path):
+    """Snapshot at iteration 3, rows written up to 5, a crash in the middle of a row; the run
+    resumed from the snapshot leaves the same files as a run that never stopped."""
+    from fnet.compat.serializers import DictionarySerializer, NpzDeserializer
+
+    def build(out):
+        trainer = make_trainer(out=out)
+        trainer.extend(
+            LogReport(trigger=(1, "iteration"), csv_filename="log.csv", jsonl_filename="log.jsonl"),
+            "LogReport",
+            trigger=(1, "iteration"),
+        )
+        return trainer
+
+    straight = build(tmp_path / "straight")
+    _rows_run(straight, 1, 8, validation_from=7)
+
+    stopped = build(tmp_path / "resumed")
+    _rows_run(stopped, 1, 3)
+    snapshot = DictionarySerializer()
+    stopped.serialize(snapshot)
+    _rows_run(stopped, 4, 5)
+    for name in ("log.csv", "log.jsonl"):
+        with open(tmp_path / "resumed" / name, "a") as f:
+            f.write('6.0,0,6,6.0\r\n{"main/lo')  # a row torn by the crash
+    resumed = build(tmp_path / "resumed")
+    resumed.serialize(NpzDeserializer(snapshot.target))
+    assert resumed.updater.iteration == 3
+    _rows_run(resumed, 4, 8, validation_from=7)
+    for name in ("log.csv", "log.jsonl"):
+        assert _read(tmp_path / "resumed" / name) == _read(tmp_path / "straight" / name)
+    assert [row.split(",")[2] for row in _read(tmp_path / "resumed" / "log.csv").splitlines()[1:]] == [
+        str(i) for i in range(1, 9)
+    ]
+
+    fresh = build(tmp_path / "resumed")  # a new run in the same place replaces the files
+    _rows_run(fresh, 1, 1)
+    assert _read(tmp_path / "resumed" / "log.csv").splitlines()[1:] == ["1.0,0,1,1.0"]

@@ -30,7 +30,21 @@ def test_header_once_then_one_row_per_new_entry(make_trainer):
     assert lines[1] == "2           0.75                    1.23457e+07         "
     assert lines[2].startswith("4           0.291667    ")
     assert lines[3] == ""
-    assert out.getvalue().count("\033[J") == 2
+    assert "\033" not in out.getvalue()  # not a terminal: no escape codes
+
+
+def test_on_a_terminal_each_row_erases_what_a_progress_bar_drew(make_trainer):
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    trainer = make_trainer()
+    trainer.extend(LogReport(trigger=(2, "iteration"), filename=None), "LogReport", trigger=(1, "iteration"))
+    out = Terminal()
+    trainer.extend(PrintReport(["iteration"], out=out), "p", (1, "iteration"))
+    for _ in range(4):
+        trainer.step({})
+    assert out.getvalue() == "iteration \n\033[J2           \n\033[J4           \n"
 
 
 def test_own_log_report_is_driven_and_serialized(make_trainer):

@@ -119,6 +119,51 @@ def test_pure_training_with_evaluation_log_and_resume(tmp_path):
     assert _without_times(resumed.get_extension("LogReport").log) == _without_times(log)
 
 
+def _dropout_trainer(out, epochs, masks):
+    """A pure training with dropout keyed by FunctionalUpdater(key=...), snapshotted every epoch."""
+
+    def loss_fn(params, state, batch, *, key, iteration):
+        x, t = batch
+        h, mask = fnet.functions.dropout(x, 0.5, key=key, return_mask=True)
+        masks[iteration] = mask.copy()
+        y = fnet.ops.matmul(h, params["W"].T) + params["b"]
+        return fnet.functions.softmax_cross_entropy(y, t), (state, {})
+
+    tx = optim.Adam(alpha=0.05)
+    params = {"W": numpy.zeros((2, 3), numpy.float32), "b": numpy.zeros(2, numpy.float32)}
+    updater = FunctionalUpdater(
+        SerialIterator(TupleDataset(X, T), 4, shuffle=False),
+        optim.make_train_step(loss_fn, tx),
+        params,
+        tx.init(params),
+        key=fnet.random.key(7),
+    )
+    trainer = Trainer(updater, (epochs, "epoch"), out=str(out))
+    trainer.extend(E.snapshot(autoload=True), trigger=(1, "epoch"))
+    return trainer, updater
+
+
+def test_dropout_masks_are_fresh_each_iteration_and_the_same_after_a_resume(tmp_path):
+    straight_masks = {}
+    straight, updater = _dropout_trainer(tmp_path / "straight", 3, straight_masks)
+    straight.run()
+    assert sorted(straight_masks) == list(range(12))
+    distinct = {straight_masks[i].tobytes() for i in range(12)}
+    assert len(distinct) == 12  # no mask is reused
+
+    _dropout_trainer(tmp_path / "resumed", 1, {})[0].run()
+    resumed_masks = {}
+    resumed, resumed_updater = _dropout_trainer(tmp_path / "resumed", 3, resumed_masks)
+    resumed.run()  # autoload: from the snapshot of epoch 1 (iteration 4)
+    assert sorted(resumed_masks) == list(range(4, 12))
+    for i in range(4, 12):
+        numpy.testing.assert_array_equal(resumed_masks[i], straight_masks[i])
+    for key in ("W", "b"):
+        numpy.testing.assert_array_equal(updater.params[key], resumed_updater.params[key])
+    with numpy.load(tmp_path / "resumed" / "snapshot_iter_4") as snapshot:
+        assert snapshot["updater/key"].tolist() == fnet.random.key(7).tolist()
+
+
 def test_snapshot_on_error_saves_the_state_when_training_fails(tmp_path):
     trainer, _ = _pure_trainer(tmp_path, 3)
 

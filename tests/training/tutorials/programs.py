@@ -463,5 +463,6 @@ def record_dcgan(ns: dict, out: str) -> dict:
         "gen_keys": snapshot_keys("result/gen_iter_4.npz"),
         "dis_keys": snapshot_keys("result/dis_iter_4.npz"),
         "t": [ns["opt_gen"].t, ns["opt_dis"].t],
-        "progress_bar": "iters/sec. Estimated time to finish:" in out,
+        # a terminal gets Chainer's bars; a captured stream, plain lines (fnet)
+        "progress_bar": re.search(r"iters/sec[.,] [Ee]stimated time to finish:", out) is not None,
     }
