@@ -1,6 +1,6 @@
 """``PlotReport``: plot the means of reported values against the iteration (or epoch), as a PNG.
 
-It needs matplotlib (``pip install fnet[plot]``). Without it, a warning is given when the
+It needs matplotlib (``pip install 'fnet-chainer[plot]'``). Without it, a warning is given when the
 extension is made and it plots nothing, as in Chainer. Figures are drawn with matplotlib's
 Agg canvas directly, so neither pyplot nor the user's matplotlib backend is touched.
 """

@@ -6,7 +6,7 @@ iteration as its step, through tensorboardX's ``SummaryWriter``: ``main/loss`` a
 ``validation/main/loss`` become TensorBoard scalars of those names. Run ``tensorboard
 --logdir result/tensorboard`` to watch them.
 
-tensorboardX is an optional dependency: ``pip install 'fnet[tensorboard]'``. It is imported
+tensorboardX is an optional dependency: ``pip install 'fnet-chainer[tensorboard]'``. It is imported
 when the extension is made, so the program fails at once, with that hint, when it is missing.
 """
 
@@ -33,7 +33,7 @@ def _summary_writer_class():
     except ImportError as error:
         raise ImportError(
             "TensorBoardReport: tensorboardX is not installed, and it writes the event files\n"
-            "  hint: pip install 'fnet[tensorboard]' (or pip install 'tensorboardX>=2.6')"
+            "  hint: pip install 'fnet-chainer[tensorboard]' (or pip install 'tensorboardX>=2.6')"
         ) from error
 
 
