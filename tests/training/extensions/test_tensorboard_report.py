@@ -52,7 +52,7 @@ def _scalars(logdir):
 @pytest.fixture
 def tensorboardX():
     return pytest.importorskip(
-        "tensorboardX", reason="TensorBoardReport needs tensorboardX (pip install 'fnet[tensorboard]')"
+        "tensorboardX", reason="TensorBoardReport needs tensorboardX (pip install 'fnet-chainer[tensorboard]')"
     )
 
 
