@@ -18,6 +18,7 @@ from .. import backend
 from ..autodiff.tracer import Record, Tracer, unbox_all
 from ..errors import aval
 from . import configuration
+from ._migration import keyword_error
 
 _engine = importlib.import_module("fnet.autodiff.backward")
 
@@ -89,7 +90,14 @@ class Variable:
     __slots__ = ("_data", "_grad", "_name", "_requires_grad", "_loss_scale", "__weakref__")
     __array_priority__ = 200
 
-    def __init__(self, data=None, *, name: str | None = None, grad=None, requires_grad: bool = True):
+    def __init__(
+        self, data=None, *, name: str | None = None, grad=None, requires_grad: bool = True, **kwargs
+    ):
+        if kwargs:
+            raise keyword_error("chainer.Variable", type(self).__name__, kwargs) or TypeError(
+                f"{type(self).__name__}() got unexpected keyword argument(s) {', '.join(sorted(kwargs))}\n"
+                "  hint: the keyword arguments are name, grad and requires_grad"
+            )
         if data is not None and not _is_array(data):
             if isinstance(data, Variable):
                 raise TypeError("Variable: data must be an array, got a Variable\n  hint: use it directly")
