@@ -1,4 +1,5 @@
-"""Messages that teach v1-era code: Chainer names that Chainer v7 (and so fnet.compat) no longer has.
+"""Messages that teach old and foreign code: Chainer v1-era names that Chainer v7 (and so
+fnet.compat) no longer has, and PyTorch's spellings on ``Variable`` (``x.cuda()``).
 
 One table, ``REMOVED``, lists them: the module or class a name lived in (by Chainer's path), the
 name (``name=`` for a keyword argument: of that class, or of every function or link of that
@@ -11,7 +12,8 @@ module), and what happened to it with what to write instead. ``install()`` makes
   (``optimizer.zero_grads``); a subclass that defines the name overrides it as usual.
 
 ``keyword_error`` gives the error for removed keyword arguments, for the callers that find one
-(``Variable``, the links' constructors, the functions of ``chainer.functions``).
+(``Variable``, the links' constructors, the functions of ``chainer.functions``). The PyTorch
+spellings come from the core's one table of them, ``fnet._foreign.SPELLINGS``.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import importlib
 import sys
 from typing import NamedTuple
 
+from .._foreign import attribute_hints
 from ._alias import _target
 
 __all__ = ["Removed", "REMOVED", "install", "keyword_error"]
@@ -249,16 +252,23 @@ def _module_getattr(module, rows: dict, previous):
     return __getattr__
 
 
-class _RemovedMember:
-    """A class attribute standing for a removed member: reading it raises the AttributeError
-    that Chainer v7 raises, with the replacement in its message."""
+class _MissingMember:
+    """A class attribute standing for a member the class lacks: reading it raises the
+    AttributeError that Chainer v7 raises, with a hint line in its message."""
 
-    def __init__(self, row: Removed):
-        self.row = row
+    def __init__(self, name: str, hint: str):
+        self.name, self.hint = name, hint
 
     def __get__(self, obj, cls=None):
         who = f"type object {cls.__name__!r}" if obj is None else f"{type(obj).__name__!r} object"
-        raise AttributeError(f"{who} has no attribute {self.row.name!r}\n{_hint(self.row)}")
+        raise AttributeError(f"{who} has no attribute {self.name!r}\n{self.hint}")
+
+
+def _explain_members(cls: type, hints: dict[str, str]) -> None:
+    """Give ``cls`` a ``_MissingMember`` for each name of ``hints`` it does not have."""
+    for name, hint in hints.items():
+        if not hasattr(cls, name):  # never hide what a class has
+            setattr(cls, name, _MissingMember(name, hint))
 
 
 def _resolve(path: str):
@@ -292,11 +302,11 @@ def install() -> None:
     for path, rows in owners.items():
         owner = _resolve(path)
         if isinstance(owner, type):
-            for name, row in rows.items():
-                if not hasattr(owner, name):  # never hide what a class has
-                    setattr(owner, name, _RemovedMember(row))
+            _explain_members(owner, {name: _hint(row) for name, row in rows.items()})
         else:
             owner.__getattr__ = _module_getattr(owner, rows, owner.__dict__.get("__getattr__"))
+    foreign = attribute_hints("Variable")
+    _explain_members(_resolve("chainer.Variable"), {name: f"  hint: {h}" for name, h in foreign.items()})
 
 
 def keyword_error(owner: str, where: str, names) -> Exception | None:

@@ -108,7 +108,7 @@ def test_the_table_hides_nothing_fnet_has():
     for row in ATTRIBUTES:
         owner = _migration._resolve(row.owner)
         if isinstance(owner, type):
-            assert isinstance(inspect.getattr_static(owner, row.name), _migration._RemovedMember), row
+            assert isinstance(inspect.getattr_static(owner, row.name), _migration._MissingMember), row
         else:
             assert row.name not in vars(owner), row
     for row in KEYWORDS:
