@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import ctypes
-import importlib.util
 import os
 import platform
 
@@ -22,6 +21,9 @@ from . import tree as _tree
 __all__ = [
     "xp",
     "cupy_available",
+    "cupy_problem",
+    "require_cupy",
+    "CupyProblem",
     "is_array",
     "Device",
     "CpuDevice",
@@ -35,29 +37,74 @@ __all__ = [
     "tune_host_allocator",
 ]
 
-_cupy = None
-_cupy_checked = False
+
+@attrs.frozen
+class CupyProblem:
+    """Why CuPy cannot be used: ``reason`` (CuPy's own error text kept in it), a ``hint``, and the
+    exception CuPy raised (None when there was none, e.g. CuPy is not installed)."""
+
+    reason: str
+    hint: str
+    error: BaseException | None = None
+
+
+_INSTALL_HINT = "install the 'cuda' extra (pip install fnet[cuda]) on a machine with an NVIDIA GPU"
+_BROKEN_HINT = (
+    "CuPy is installed but cannot reach CUDA: check the NVIDIA driver (nvidia-smi), that the CuPy "
+    "package matches the CUDA version (e.g. cupy-cuda12x for CUDA 12), and CUDA_VISIBLE_DEVICES"
+)
+
+# None until CuPy is probed, then (the cupy module or None, the CupyProblem or None)
+_cupy_state: tuple | None = None
+
+
+def _probe_cupy() -> tuple:
+    """Import CuPy and count its devices: ``(cupy, None)`` if it works, else ``(None, problem)``."""
+    try:
+        import cupy
+    except ModuleNotFoundError as error:
+        if error.name == "cupy":
+            return None, CupyProblem("CuPy is not installed", _INSTALL_HINT)
+        return None, CupyProblem(f"import cupy failed: {type(error).__name__}: {error}", _BROKEN_HINT, error)
+    except Exception as error:  # a broken install, a missing CUDA library...
+        return None, CupyProblem(f"import cupy failed: {type(error).__name__}: {error}", _BROKEN_HINT, error)
+    try:
+        count = cupy.cuda.runtime.getDeviceCount()
+    except Exception as error:  # no driver, a driver older than the CUDA runtime...
+        reason = f"CuPy could not count the CUDA devices: {type(error).__name__}: {error}"
+        return None, CupyProblem(reason, _BROKEN_HINT, error)
+    if count < 1:
+        return None, CupyProblem("CuPy sees no CUDA device (getDeviceCount() == 0)", _BROKEN_HINT)
+    return cupy, None
 
 
 def _load_cupy():
-    """The cupy module if it is installed and sees a device, else None (checked once)."""
-    global _cupy, _cupy_checked
-    if not _cupy_checked:
-        _cupy_checked = True
-        if importlib.util.find_spec("cupy") is not None:
-            try:
-                import cupy
-
-                if cupy.cuda.runtime.getDeviceCount() > 0:
-                    _cupy = cupy
-            except Exception:  # a broken CUDA install means: no GPU backend
-                _cupy = None
-    return _cupy
+    """The cupy module if it is installed and sees a device, else None (probed once)."""
+    global _cupy_state
+    if _cupy_state is None:
+        _cupy_state = _probe_cupy()
+    return _cupy_state[0]
 
 
 def cupy_available() -> bool:
     """Whether CuPy is installed and a CUDA device is visible."""
     return _load_cupy() is not None
+
+
+def cupy_problem() -> CupyProblem | None:
+    """Why CuPy cannot be used (CuPy's own error text included), or None when it can."""
+    _load_cupy()
+    return _cupy_state[1]
+
+
+def require_cupy(where: str):
+    """The cupy module; or a ``RuntimeError`` that starts with ``where``, gives the reason (CuPy's
+    own error, which it is chained from) and a hint."""
+    cupy = _load_cupy()
+    if cupy is not None:
+        return cupy
+    problem = _cupy_state[1]
+    raise RuntimeError(f"{where}: {problem.reason}\n  hint: {problem.hint}") from problem.error
 
 
 def xp(*arrays):
@@ -110,13 +157,7 @@ class GpuDevice(Device):
 
     @property
     def xp(self):
-        cupy = _load_cupy()
-        if cupy is None:
-            raise RuntimeError(
-                f"{self}: CuPy with a CUDA device is not available; "
-                "install the 'cuda' extra (pip install fnet[cuda]) on a machine with a GPU"
-            )
-        return cupy
+        return require_cupy(f"{self}: CuPy with a CUDA device is not available")
 
     def send(self, array):
         cupy = self.xp

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import importlib.abc
+import importlib.util
 import os
 import platform
 import subprocess
 import sys
+import types
 
 import numpy
 import pytest
@@ -133,6 +136,116 @@ def test_gpu_device_without_cupy_says_how_to_get_it():
         RuntimeError, match=r"@cupy:0: CuPy with a CUDA device is not available(.|\n)*fnet\[cuda\]"
     ):
         backend.GpuDevice(0).send(numpy.ones(2))
+
+
+# -- CuPy installed but unusable: its own reason is kept ------------------------------------------
+class _CudaDriverError(RuntimeError):
+    """Stands for cupy_backends.cuda.api.runtime.CUDARuntimeError."""
+
+
+_DRIVER = "cudaErrorInsufficientDriver: CUDA driver version is insufficient for CUDA runtime version"
+
+
+def _fake_cupy(device_count):
+    """A module named cupy whose ``cuda.runtime.getDeviceCount`` returns or raises ``device_count``."""
+
+    def get_device_count():
+        if isinstance(device_count, BaseException):
+            raise device_count
+        return device_count
+
+    module = types.ModuleType("cupy")
+    module.cuda = types.SimpleNamespace(runtime=types.SimpleNamespace(getDeviceCount=get_device_count))
+    return module
+
+
+class _FailingImport(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Makes ``import cupy`` raise ``error`` (as a CuPy built for another CUDA does)."""
+
+    def __init__(self, error):
+        self.error = error
+
+    def find_spec(self, fullname, path, target=None):
+        return importlib.util.spec_from_loader(fullname, self) if fullname == "cupy" else None
+
+    def exec_module(self, module):
+        raise self.error
+
+
+@pytest.fixture
+def probe(monkeypatch):
+    """Probe CuPy afresh with ``import cupy`` giving ``fake`` (a module, or an error to raise)."""
+
+    def install(fake):
+        monkeypatch.setattr(backend, "_cupy_state", None)
+        monkeypatch.delitem(sys.modules, "cupy", raising=False)
+        if isinstance(fake, BaseException):
+            monkeypatch.setattr(sys, "meta_path", [_FailingImport(fake), *sys.meta_path])
+        else:
+            monkeypatch.setitem(sys.modules, "cupy", fake)
+
+    yield install
+    backend._cupy_state = None  # probe the real environment again after the test
+
+
+def _gpu_error(where=lambda: backend.GpuDevice(0).xp):
+    with pytest.raises(RuntimeError) as info:
+        where()
+    return info.value
+
+
+def test_a_cuda_driver_error_is_reported_as_cupys_own(probe):
+    error = _CudaDriverError(_DRIVER)
+    probe(_fake_cupy(error))
+    assert not backend.cupy_available()
+    assert backend.cupy_problem().error is error
+    raised = _gpu_error()
+    assert str(raised).startswith("@cupy:0: CuPy with a CUDA device is not available: CuPy could not count")
+    assert f"_CudaDriverError: {_DRIVER}" in str(raised) and "nvidia-smi" in str(raised)
+    assert "pip install" not in str(raised)  # not told to install what is installed
+    assert raised.__cause__ is error
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        ImportError("libcudart.so.12: cannot open shared object file: No such file or directory"),
+        ModuleNotFoundError("No module named 'fastrlock'", name="fastrlock"),  # a broken install
+    ],
+)
+def test_a_failing_import_of_cupy_keeps_its_text(probe, error):
+    probe(error)
+    raised = _gpu_error()
+    assert f"import cupy failed: {type(error).__name__}: {error}" in str(raised)
+    assert "pip install" not in str(raised) and raised.__cause__ is error
+
+
+def test_without_cupy_the_hint_is_to_install_it(probe):
+    probe(None)  # sys.modules["cupy"] = None: "import cupy" finds no module named cupy
+    raised = _gpu_error()
+    assert "CuPy is not installed" in str(raised) and "pip install fnet[cuda]" in str(raised)
+
+
+def test_cupy_that_sees_no_device_says_so(probe):
+    probe(_fake_cupy(0))
+    assert "CuPy sees no CUDA device" in str(_gpu_error())
+
+
+def test_a_working_cupy_is_used(probe):
+    fake = _fake_cupy(2)
+    probe(fake)
+    assert backend.cupy_available() and backend.cupy_problem() is None
+    assert backend.GpuDevice(1).xp is fake
+
+
+def test_chainers_check_cuda_available_keeps_cupys_reason(probe):
+    from fnet.compat.backends import cuda
+
+    error = _CudaDriverError(_DRIVER)
+    probe(_fake_cupy(error))
+    raised = _gpu_error(cuda.check_cuda_available)
+    assert str(raised).startswith("CUDA environment is not correctly set up: CuPy could not count")
+    assert _DRIVER in str(raised) and raised.__cause__ is error
 
 
 def test_to_device_and_to_cpu_over_a_tree():

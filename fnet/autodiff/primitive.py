@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..errors import FnetError
+from . import tracer as _tracer
 from .tracer import Record, Tracer, _no_grad, unbox_all
 
 __all__ = ["Primitive", "primitive", "all_primitives", "take_output"]
@@ -85,7 +86,7 @@ class Primitive:
         """Apply to traced operands: compute on the level below, record on the top level."""
         if not self.differentiable:
             return self(*[unbox_all(a) for a in args], **params)
-        frozen = _no_grad.get()
+        frozen = _no_grad.get(_tracer._frozen_default)
         if frozen >= 0:  # inside no_grad(): levels opened before it record nothing
             args = [unbox_all(a) if type(a) is Tracer and a.level <= frozen else a for a in args]
             if not any(type(a) is Tracer for a in args):

@@ -20,13 +20,28 @@ import numpy
 
 from ..errors import TracerConversionError, aval, message
 
-__all__ = ["Tracer", "Record", "new_level", "no_grad", "grad_enabled", "unbox", "unbox_all", "shape_of"]
+__all__ = [
+    "Tracer",
+    "Record",
+    "new_level",
+    "no_grad",
+    "grad_enabled",
+    "set_grad_enabled",
+    "restore_grad_enabled",
+    "set_default_grad_enabled",
+    "default_grad_enabled",
+    "unbox",
+    "unbox_all",
+    "shape_of",
+]
 
 _sequence = itertools.count()
 _last_level = 0  # level 0 is kept for an always-on outer level (the Chainer layer)
 
-# Inside no_grad(): the highest level that existed when it was entered (-1 outside).
-_no_grad: contextvars.ContextVar[int] = contextvars.ContextVar("fnet_no_grad", default=-1)
+# The levels that record nothing: those up to this one (-1: every level records). A context
+# (thread) that never set it follows ``_frozen_default``, which ``set_default_grad_enabled`` sets.
+_no_grad: contextvars.ContextVar[int] = contextvars.ContextVar("fnet_no_grad")
+_frozen_default = -1
 
 
 def new_level() -> int:
@@ -155,7 +170,30 @@ def shape_of(x) -> tuple:
 
 def grad_enabled() -> bool:
     """Whether operations on the traces open now are recorded (False inside ``no_grad()``)."""
-    return _no_grad.get() < 0
+    return _no_grad.get(_frozen_default) < 0
+
+
+def set_grad_enabled(enabled: bool) -> contextvars.Token:
+    """From now on in this context (thread): record operations (True), or record nothing on the
+    traces open now (False; traces opened later record as usual). ``restore_grad_enabled(token)``
+    undoes it; ``no_grad()`` is the two around a block."""
+    return _no_grad.set(-1 if enabled else _last_level)
+
+
+def restore_grad_enabled(token: contextvars.Token) -> None:
+    """Undo the ``set_grad_enabled`` call that returned ``token``."""
+    _no_grad.reset(token)
+
+
+def set_default_grad_enabled(enabled: bool) -> None:
+    """``set_grad_enabled`` for every context (thread) that has not set its own."""
+    global _frozen_default
+    _frozen_default = -1 if enabled else _last_level
+
+
+def default_grad_enabled() -> bool:
+    """What ``set_default_grad_enabled`` set last (True at start)."""
+    return _frozen_default < 0
 
 
 @contextlib.contextmanager
@@ -173,11 +211,11 @@ def no_grad():
     >>> float(fnet.grad(f)(3.0))
     9.0
     """
-    token = _no_grad.set(_last_level)
+    token = set_grad_enabled(False)
     try:
         yield
     finally:
-        _no_grad.reset(token)
+        restore_grad_enabled(token)
 
 
 def describe(x) -> str:

@@ -10,6 +10,7 @@ from . import _operators, configuration, function_hooks, function_node, function
 _operators.install()
 
 from . import (  # noqa: E402  (the operators are installed before anything uses Variables)
+    _migration,  # noqa: E402
     backend,
     backends,
     computational_graph,
@@ -162,3 +163,5 @@ __all__ = [
     "install_alias",
     "disable_experimental_feature_warning",
 ]
+
+_migration.install()  # removed v1 names (chainer.FunctionSet...) explain what replaces them

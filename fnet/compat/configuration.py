@@ -13,6 +13,8 @@ import threading
 
 import numpy
 
+from ..autodiff import tracer as _tracer
+
 __all__ = [
     "GlobalConfig",
     "LocalConfig",
@@ -33,12 +35,50 @@ def _show(config, keys, file) -> None:
         file.write(f"{key.ljust(width)} {getattr(config, key)}\n")
 
 
+class _BackpropSwitch:
+    """``enable_backprop``, kept where the tape reads it: the core's ``grad_enabled`` switch.
+
+    Setting the key (``config.enable_backprop = False``, ``using_config``, ``no_backprop_mode``)
+    sets the switch of this thread; setting it on ``global_config`` sets the default of the
+    threads that set none. The value read is the switch's, so the key and the recording agree.
+    """
+
+    get = staticmethod(_tracer.grad_enabled)
+    set = staticmethod(_tracer.set_grad_enabled)  # returns a token for ``restore``
+    restore = staticmethod(_tracer.restore_grad_enabled)
+    get_default = staticmethod(_tracer.default_grad_enabled)
+    set_default = staticmethod(_tracer.set_default_grad_enabled)
+
+
 class GlobalConfig:
-    """The process-wide configuration: a plain object whose attributes are the keys."""
+    """The process-wide configuration: a plain object whose attributes are the keys.
+
+    ``switches`` maps keys to objects that keep their value elsewhere (``enable_backprop`` in
+    the tape); ``chainer.global_config`` has them, a ``GlobalConfig()`` made by hand has none.
+    """
+
+    def __init__(self, switches: dict | None = None):
+        object.__setattr__(self, "_switches", dict(switches or {}))
+
+    def __getattr__(self, name):
+        switch = self.__dict__.get("_switches", {}).get(name)
+        if switch is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        return bool(switch.get_default())
+
+    def __setattr__(self, name, value):
+        switch = self._switches.get(name)
+        if switch is None:
+            object.__setattr__(self, name, value)
+        else:
+            switch.set_default(bool(value))
+
+    def _keys(self) -> set:
+        return {k for k in vars(self) if not k.startswith("_")} | set(self._switches)
 
     def show(self, file=sys.stdout) -> None:
         """Print every key and its value, sorted by key."""
-        _show(self, sorted(k for k in vars(self) if not k.startswith("_")), file)
+        _show(self, sorted(self._keys()), file)
 
 
 class LocalConfig:
@@ -47,22 +87,47 @@ class LocalConfig:
     def __init__(self, global_config: GlobalConfig):
         object.__setattr__(self, "_global", global_config)
         object.__setattr__(self, "_local", threading.local())
+        object.__setattr__(self, "_switches", getattr(global_config, "_switches", {}))
 
     def __getattr__(self, name):
         local = self._local.__dict__
         if name in local:
             return local[name]
+        switch = self._switches.get(name)
+        if switch is not None:
+            return switch.get()
         return getattr(self._global, name)
 
     def __setattr__(self, name, value):
-        setattr(self._local, name, value)
+        switch = self._switches.get(name)
+        if switch is None:
+            setattr(self._local, name, value)
+        else:
+            switch.set(bool(value))
 
     def __delattr__(self, name):
-        delattr(self._local, name)
+        switch = self._switches.get(name)
+        if switch is None:
+            delattr(self._local, name)
+        else:  # back to the process-wide value
+            switch.set(switch.get_default())
+
+    def _set_within(self, name, value):
+        """Set ``name`` to ``value``; returns a function that puts back what was there."""
+        switch = self._switches.get(name)
+        if switch is not None:
+            token = switch.set(bool(value))
+            return lambda: switch.restore(token)
+        local = self._local.__dict__
+        had, old = name in local, local.get(name)
+        setattr(self._local, name, value)
+        if had:
+            return lambda: setattr(self._local, name, old)
+        return lambda: delattr(self._local, name)
 
     def show(self, file=sys.stdout) -> None:
         """Print every key visible from this thread and its value, sorted by key."""
-        keys = set(vars(self._global)) | set(self._local.__dict__)
+        keys = self._global._keys() | set(self._local.__dict__)
         _show(self, sorted(k for k in keys if not k.startswith("_")), file)
 
 
@@ -96,14 +161,13 @@ def _env_dtype():
     return numpy.dtype(name)
 
 
-global_config = GlobalConfig()
+global_config = GlobalConfig({"enable_backprop": _BackpropSwitch})
 global_config.autotune = False
 global_config.compute_mode = None
 global_config.cudnn_deterministic = False
 global_config.cudnn_fast_batch_normalization = _env_flag("CHAINER_CUDNN_FAST_BATCH_NORMALIZATION", "0")
 global_config.debug = _env_flag("CHAINER_DEBUG", "0")
 global_config.dtype = _env_dtype()
-global_config.enable_backprop = True
 global_config.in_recomputing = False
 global_config.keep_graph_on_report = _env_flag("CHAINER_KEEP_GRAPH_ON_REPORT", "0")
 global_config.lazy_grad_sum = _env_flag("CHAINER_LAZY_GRAD_SUM", "0")
@@ -121,17 +185,15 @@ config = LocalConfig(global_config)
 
 @contextlib.contextmanager
 def using_config(name: str, value, config: LocalConfig = config):
-    """Set ``config.<name>`` to ``value`` in this thread within the block, then restore it."""
-    local = config._local.__dict__
-    had, old = name in local, local.get(name)
-    setattr(config, name, value)
+    """Set ``config.<name>`` to ``value`` in this thread within the block, then restore it.
+
+    ``using_config('enable_backprop', False)`` is ``no_backprop_mode()``: nothing is recorded.
+    """
+    restore = config._set_within(name, value)
     try:
         yield
     finally:
-        if had:
-            setattr(config, name, old)
-        else:
-            delattr(config, name)
+        restore()
 
 
 def is_debug() -> bool:

@@ -23,6 +23,7 @@ from .. import ops as _ops
 from ..autodiff.tracer import Tracer, unbox_all
 from ..errors import InvalidInputError
 from . import configuration
+from ._migration import keyword_error
 from ._random import next_key
 from .function_hooks import observe as _observe
 from .function_hooks import observing as _observing
@@ -58,11 +59,18 @@ def wrap(value):
 
 
 def _run(pure, args, kwargs):
-    """``pure`` on unwrapped arguments, its input errors raised as Chainer's ``InvalidType``."""
+    """``pure`` on unwrapped arguments, its input errors raised as Chainer's ``InvalidType`` and
+    an argument of Chainer v1 (``use_cudnn=``...) with its migration hint."""
     try:
         return pure(*args, **kwargs)
     except InvalidInputError as error:
         raise type_check.InvalidType.from_error(error) from error
+    except TypeError:
+        parameters = inspect.signature(pure).parameters
+        better = keyword_error("chainer.functions", pure.__name__, [k for k in kwargs if k not in parameters])
+        if better is None:
+            raise
+        raise better from None
 
 
 _CONTAINERS = (list, tuple, CooMatrix)  # arguments that may hold Variables

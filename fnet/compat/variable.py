@@ -15,9 +15,10 @@ import weakref
 import numpy
 
 from .. import backend
-from ..autodiff.tracer import Record, Tracer, no_grad, unbox_all
+from ..autodiff.tracer import Record, Tracer, unbox_all
 from ..errors import aval
 from . import configuration
+from ._migration import keyword_error
 
 _engine = importlib.import_module("fnet.autodiff.backward")
 
@@ -89,7 +90,14 @@ class Variable:
     __slots__ = ("_data", "_grad", "_name", "_requires_grad", "_loss_scale", "__weakref__")
     __array_priority__ = 200
 
-    def __init__(self, data=None, *, name: str | None = None, grad=None, requires_grad: bool = True):
+    def __init__(
+        self, data=None, *, name: str | None = None, grad=None, requires_grad: bool = True, **kwargs
+    ):
+        if kwargs:
+            raise keyword_error("chainer.Variable", type(self).__name__, kwargs) or TypeError(
+                f"{type(self).__name__}() got unexpected keyword argument(s) {', '.join(sorted(kwargs))}\n"
+                "  hint: the keyword arguments are name, grad and requires_grad"
+            )
         if data is not None and not _is_array(data):
             if isinstance(data, Variable):
                 raise TypeError("Variable: data must be an array, got a Variable\n  hint: use it directly")
@@ -802,46 +810,12 @@ def grad(
 
 
 def no_backprop_mode():
-    """Within this block, operations on variables are computed without recording a graph."""
-    return _BackpropMode(False)
+    """Within this block, operations on variables are computed without recording a graph
+    (``using_config('enable_backprop', False)``; the core's ``fnet.no_grad()``)."""
+    return configuration.using_config("enable_backprop", False)
 
 
 def force_backprop_mode():
-    """Within this block, operations are recorded even inside ``no_backprop_mode``."""
-    return _BackpropMode(True)
-
-
-class _BackpropMode:
-    """Sets ``config.enable_backprop`` and, when it is off, stops recording on level 0."""
-
-    def __init__(self, enabled: bool):
-        self._enabled = enabled
-        self._stack: list = []
-
-    def __enter__(self):
-        config = configuration.using_config("enable_backprop", self._enabled)
-        config.__enter__()
-        frozen = no_grad() if not self._enabled else _record_again()
-        frozen.__enter__()
-        self._stack.append((config, frozen))
-        return self
-
-    def __exit__(self, *exc):
-        config, frozen = self._stack.pop()
-        frozen.__exit__(*exc)
-        config.__exit__(*exc)
-        return False
-
-
-def _record_again():
-    """A context in which no ``no_grad`` of enclosing blocks is in force."""
-    from ..autodiff import tracer
-
-    class _Restore:
-        def __enter__(self):
-            self._token = tracer._no_grad.set(-1)
-
-        def __exit__(self, *exc):
-            tracer._no_grad.reset(self._token)
-
-    return _Restore()
+    """Within this block, operations are recorded even inside ``no_backprop_mode``
+    (``using_config('enable_backprop', True)``)."""
+    return configuration.using_config("enable_backprop", True)

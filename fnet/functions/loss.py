@@ -19,7 +19,7 @@ from .. import backend, ops
 from ..autodiff import primitive, stop_gradient
 from ..autodiff.tracer import Tracer, unbox_all
 from ..autodiff.tracer import shape_of as _shape
-from ..errors import InvalidInputError, ShapeError, message
+from ..errors import DTypeError, InvalidInputError, ShapeError, message
 from ._checks import check_float, check_labels, check_ndim, check_reduce, check_same_dtype, check_same_shape
 from .activation import log_softmax, relu, softplus
 
@@ -619,6 +619,34 @@ def _soft_target_loss(x, t, reduce: str, kl: bool):
     return loss if reduce == "no" else _sum_all(loss, max(math.prod(_shape(loss)), 1))
 
 
+def _check_soft_targets(fn: str, x, t) -> None:
+    """A float ``t`` holds soft targets, of x's shape; one shaped like labels is a label array of
+    the wrong dtype (the common mistake), and is reported as such."""
+    shape, t_shape = _shape(x), _shape(t)
+    if t_shape == shape:
+        return
+    labels_shape = shape[:1] + shape[2:]
+    if t_shape == labels_shape:
+        raise DTypeError(
+            message(
+                fn,
+                f"expected t to hold integer class labels, got {_dtype(t)} (a float t is read as soft "
+                f"targets, which have x's shape {shape})",
+                {"x": x, "t": t},
+                "cast the labels, e.g. t.astype(numpy.int32)",
+            )
+        )
+    raise ShapeError(
+        message(
+            fn,
+            f"expected t to be integer class labels of shape {labels_shape} or float soft targets of "
+            f"x's shape {shape}, got {_dtype(t)} of shape {t_shape}",
+            {"x": x, "t": t},
+            "labels: one class index per sample (and position), e.g. t.astype(numpy.int32)",
+        )
+    )
+
+
 def _check_class_weight(fn: str, class_weight, n_classes: int):
     if isinstance(class_weight, Tracer):
         raise InvalidInputError(
@@ -690,6 +718,7 @@ def softmax_cross_entropy(
         )
     dtype = getattr(unbox_all(t), "dtype", None)
     if dtype is not None and dtype.kind == "f":
+        _check_soft_targets(fn, x, t)
         # the targets are data, as in Chainer: no gradient flows into them
         return _soft_target_loss(x, stop_gradient(t), reduce, soft_target_loss == "kl-divergence")
     check_labels(fn, "t", t, shape[1], ignore_label)

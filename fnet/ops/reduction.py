@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import builtins
+import warnings
 
 import numpy
 
 from .. import backend
 from ..autodiff import primitive
 from ..autodiff.tracer import unbox_all
+from ..errors import ShapeError, message
 from .compare import equal
 from .elementwise import astype, divide, exp, multiply, sqrt, square, subtract, where
 from .shape import (
@@ -68,6 +70,31 @@ def _count(x, axis) -> int:
     return int(numpy.prod([shape[a] for a in axis])) if axis is not None else int(numpy.prod(shape))
 
 
+def _explain_empty(name: str, what: str):
+    """An ``explain`` for a reduction with no identity (max, argmax...): over no elements it is
+    undefined, and NumPy's ValueError becomes a ShapeError naming the empty axis."""
+
+    def explain(error, x, axis=None, keepdims=False, **params):
+        axis = params.get("axis", axis)
+        shape = x.shape
+        axes = range(len(shape)) if axis is None else (axis,) if isinstance(axis, int) else axis
+        empty = [a for a in axes if shape[a] == 0]
+        if not empty:
+            return None
+        where = "x is empty" if axis is None else f"axis {empty[0]} of x has length 0"
+        return ShapeError(
+            message(
+                name,
+                f"cannot take the {what} of no elements: {where} (axis={axis!r}, x.shape={tuple(shape)})",
+                {"x": x},
+                "skip empty inputs (test x.shape first), or reduce over an axis of nonzero length; "
+                "reductions along the other axes of an empty array are fine",
+            )
+        )
+
+    return explain
+
+
 @primitive
 def _sum(x, *, axis, keepdims):
     return x.sum(axis=axis, keepdims=keepdims)
@@ -88,11 +115,24 @@ def _half(x) -> bool:
 
 
 def mean(x, axis=None, keepdims: bool = False):
-    """Arithmetic mean over ``axis`` (float16 accumulated in float32, as in NumPy)."""
+    """Arithmetic mean over ``axis`` (float16 accumulated in float32, as in NumPy).
+
+    As in NumPy, the mean of no elements is NaN, with a ``RuntimeWarning``; its gradient is an
+    empty array.
+    """
     if _half(x):
         return astype(mean(astype(x, numpy.float32), axis, keepdims), numpy.float16)
-    axis = _axes(axis, x)
-    return divide(_sum(x, axis=axis, keepdims=keepdims), builtins.max(_count(x, axis), 1))
+    axes = _axes(axis, x)
+    total = _sum(x, axis=axes, keepdims=keepdims)
+    count = _count(x, axes)
+    if count == 0:
+        warnings.warn(
+            f"mean: the mean of an empty slice is nan (axis={axis!r}, x.shape={_shape(x)})",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        return multiply(total, numpy.nan)
+    return divide(total, count)
 
 
 def var(x, axis=None, keepdims: bool = False, ddof: int = 0):
@@ -158,8 +198,12 @@ def _extremum(name: str, method: str):
     def reduce(x, axis=None, keepdims: bool = False):
         return impl(x, axis=_axes(axis, x), keepdims=keepdims)
 
+    impl.defexplain(_explain_empty(name, f"{name}imum"))
     reduce.__name__ = name
-    reduce.__doc__ = f"The {name}imum over ``axis``; tied elements share the gradient equally."
+    reduce.__doc__ = (
+        f"The {name}imum over ``axis``; tied elements share the gradient equally. Over an axis of "
+        "length 0 it is undefined: a ``ShapeError``."
+    )
     return reduce
 
 
@@ -190,8 +234,12 @@ _logsumexp.defvjp(
 )
 
 
+_logsumexp.defexplain(_explain_empty("logsumexp", "logsumexp"))
+
+
 def logsumexp(x, axis=None, keepdims: bool = False):
-    """``log(sum(exp(x)))`` over ``axis``, computed without overflow."""
+    """``log(sum(exp(x)))`` over ``axis``, computed without overflow (so, like ``max``, a
+    ``ShapeError`` over an axis of length 0)."""
     return _logsumexp(x, axis=_axes(axis, x), keepdims=keepdims)
 
 
@@ -241,11 +289,17 @@ def cumprod(x, axis=None):
 
 @primitive(differentiable=False)
 def argmax(x, axis=None, keepdims: bool = False):
-    """Index of the maximum along ``axis`` (of the flattened array if None); no gradient."""
+    """Index of the maximum along ``axis`` (of the flattened array if None); no gradient. Over an
+    axis of length 0 there is none: a ``ShapeError``."""
     return x.argmax(axis=axis, keepdims=keepdims)
 
 
 @primitive(differentiable=False)
 def argmin(x, axis=None, keepdims: bool = False):
-    """Index of the minimum along ``axis`` (of the flattened array if None); no gradient."""
+    """Index of the minimum along ``axis`` (of the flattened array if None); no gradient. Over an
+    axis of length 0 there is none: a ``ShapeError``."""
     return x.argmin(axis=axis, keepdims=keepdims)
+
+
+argmax.defexplain(_explain_empty("argmax", "argmax"))
+argmin.defexplain(_explain_empty("argmin", "argmin"))

@@ -33,6 +33,7 @@ Chainer's arithmetic; ``tx.update`` returns the difference that ``apply_updates`
 from __future__ import annotations
 
 import functools
+import inspect
 import math
 import numbers
 from collections.abc import Callable
@@ -42,6 +43,7 @@ import attrs
 import numpy
 
 from .. import backend, tree
+from .._foreign import argument_error
 from ..errors import DTypeError, InvalidInputError, ShapeError, TreeStructureError, aval, message
 from .transform import Transform, _describe
 
@@ -130,6 +132,21 @@ _Kernel = Callable[[Any, Any, dict, dict, int], tuple[Any, dict]]
 
 def _resolve(values: dict, t: int) -> dict:
     return {k: v(t) if callable(v) else v for k, v in values.items()}
+
+
+def _foreign_spellings_explained(factory: Callable[..., Transform]) -> Callable[..., Transform]:
+    """``factory``, answering a keyword argument it lacks (PyTorch's ``Adam(lr=...)``) with a
+    TypeError that gives fnet's spelling."""
+    accepted = tuple(inspect.signature(factory).parameters)
+
+    @functools.wraps(factory)
+    def checked(*args, **kwargs) -> Transform:
+        for name in kwargs:
+            if name not in accepted:
+                raise argument_error(factory.__name__, accepted, [name])
+        return factory(*args, **kwargs)
+
+    return checked
 
 
 def _check_hyperparams(op: str, values: dict, flags: tuple[str, ...]) -> None:
@@ -425,6 +442,7 @@ def _no_slots(p, hp) -> dict:
 # --- SGD and momentum ----------------------------------------------------------------------------
 
 
+@_foreign_spellings_explained
 def SGD(lr: _Hyper = 0.01, *, per_param: _PerParam = None) -> Transform:
     """Vanilla stochastic gradient descent: ``p -= lr * g``.
 
@@ -442,6 +460,7 @@ def SGD(lr: _Hyper = 0.01, *, per_param: _PerParam = None) -> Transform:
     return _gradient_method("SGD", {"lr": lr}, _no_slots, kernel, per_param)
 
 
+@_foreign_spellings_explained
 def MomentumSGD(lr: _Hyper = 0.01, momentum: _Hyper = 0.9, *, per_param: _PerParam = None) -> Transform:
     """Classical momentum SGD, with the learning rate inside the velocity (Chainer's form).
 
@@ -465,6 +484,7 @@ def MomentumSGD(lr: _Hyper = 0.01, momentum: _Hyper = 0.9, *, per_param: _PerPar
     return _gradient_method("MomentumSGD", {"lr": lr, "momentum": momentum}, _zeros("v"), kernel, per_param)
 
 
+@_foreign_spellings_explained
 def CorrectedMomentumSGD(
     lr: _Hyper = 0.01, momentum: _Hyper = 0.9, *, per_param: _PerParam = None
 ) -> Transform:
@@ -490,6 +510,7 @@ def CorrectedMomentumSGD(
     )
 
 
+@_foreign_spellings_explained
 def NesterovAG(lr: _Hyper = 0.01, momentum: _Hyper = 0.9, *, per_param: _PerParam = None) -> Transform:
     """Nesterov's accelerated gradient in Chainer's (Sutskever's) reformulation.
 
@@ -517,6 +538,7 @@ def NesterovAG(lr: _Hyper = 0.01, momentum: _Hyper = 0.9, *, per_param: _PerPara
 # --- adaptive learning rates ---------------------------------------------------------------------
 
 
+@_foreign_spellings_explained
 def AdaGrad(lr: _Hyper = 0.001, eps: _Hyper = 1e-8, *, per_param: _PerParam = None) -> Transform:
     """AdaGrad: ``h += g²``, ``p -= lr g / (sqrt(h) + eps)``.
 
@@ -540,6 +562,7 @@ def AdaGrad(lr: _Hyper = 0.001, eps: _Hyper = 1e-8, *, per_param: _PerParam = No
     return _gradient_method("AdaGrad", {"lr": lr, "eps": eps}, _zeros("h"), kernel, per_param)
 
 
+@_foreign_spellings_explained
 def AdaDelta(rho: _Hyper = 0.95, eps: _Hyper = 1e-6, *, per_param: _PerParam = None) -> Transform:
     """Zeiler's ADADELTA: no learning rate; running means of ``g²`` (``msg``) and of the steps² (``msdx``).
 
@@ -645,6 +668,7 @@ def _adam(
     return _gradient_method(op, hyperparam, init_slots, kernel, per_param, _ADAM_FLAGS)
 
 
+@_foreign_spellings_explained
 def Adam(
     alpha: _Hyper = 0.001,
     beta1: _Hyper = 0.9,
@@ -692,6 +716,7 @@ def Adam(
     )
 
 
+@_foreign_spellings_explained
 def AdamW(
     alpha: _Hyper = 0.001,
     beta1: _Hyper = 0.9,
@@ -716,6 +741,7 @@ def AdamW(
     )
 
 
+@_foreign_spellings_explained
 def AMSGrad(
     alpha: _Hyper = 0.001,
     beta1: _Hyper = 0.9,
@@ -737,6 +763,7 @@ def AMSGrad(
     return _adam("AMSGrad", alpha, beta1, beta2, eps, eta, 0, True, False, 0.1, 1e-3, per_param)
 
 
+@_foreign_spellings_explained
 def AdaBound(
     alpha: _Hyper = 0.001,
     beta1: _Hyper = 0.9,
@@ -760,6 +787,7 @@ def AdaBound(
     return _adam("AdaBound", alpha, beta1, beta2, eps, eta, 0, False, True, final_lr, gamma, per_param)
 
 
+@_foreign_spellings_explained
 def AMSBound(
     alpha: _Hyper = 0.001,
     beta1: _Hyper = 0.9,
@@ -783,6 +811,7 @@ def AMSBound(
     return _adam("AMSBound", alpha, beta1, beta2, eps, eta, 0, True, True, final_lr, gamma, per_param)
 
 
+@_foreign_spellings_explained
 def RMSprop(
     lr: _Hyper = 0.01,
     alpha: _Hyper = 0.99,
@@ -829,6 +858,7 @@ def RMSprop(
     )
 
 
+@_foreign_spellings_explained
 def RMSpropGraves(
     lr: _Hyper = 1e-4,
     alpha: _Hyper = 0.95,
@@ -871,6 +901,7 @@ def RMSpropGraves(
     )
 
 
+@_foreign_spellings_explained
 def SMORMS3(lr: _Hyper = 0.001, eps: _Hyper = 1e-16, *, per_param: _PerParam = None) -> Transform:
     """Simon Funk's SMORMS3: RMSprop with a per-element memory length ``mem`` (starting at 1).
 
@@ -910,6 +941,7 @@ def SMORMS3(lr: _Hyper = 0.001, eps: _Hyper = 1e-16, *, per_param: _PerParam = N
     return _gradient_method("SMORMS3", {"lr": lr, "eps": eps}, init_slots, kernel, per_param)
 
 
+@_foreign_spellings_explained
 def MSVAG(
     lr: _Hyper = 0.1,
     beta: _Hyper = 0.9,

@@ -741,10 +741,30 @@ def test_softmax_cross_entropy_errors():
         InvalidInputError, match=rf"{name}: expected reduce to be one of 'mean', 'no', got 'sum'"
     ):
         F.softmax_cross_entropy(x, numpy.array([0, 1]), reduce="sum")
-    with pytest.raises(ShapeError, match=rf"{name}: expected x.shape == t.shape, got \(2, 3\) != \(2, 2\)"):
+    with pytest.raises(
+        ShapeError,
+        match=rf"{name}: expected t to be integer class labels of shape \(2,\) or float soft targets of "
+        r"x's shape \(2, 3\), got float64 of shape \(2, 2\)",
+    ):
         F.softmax_cross_entropy(x, numpy.zeros((2, 2)))
     with pytest.raises(DTypeError, match=rf"{name}: expected x.dtype == t.dtype, got float64 != float32"):
         F.softmax_cross_entropy(x, numpy.zeros((2, 3), numpy.float32))
+
+
+@pytest.mark.parametrize("x_shape", [(4, 3), (4, 3, 5)])
+@pytest.mark.parametrize("dtype", [numpy.float32, numpy.float64, numpy.float16])
+def test_softmax_cross_entropy_names_float_labels_as_a_dtype_error(x_shape, dtype):
+    # float labels of the labels' shape: the common mistake, reported as one (not as a shape mismatch)
+    x = numpy.zeros(x_shape, numpy.float32)
+    t = numpy.zeros(x_shape[:1] + x_shape[2:], dtype)
+    with pytest.raises(DTypeError) as info:
+        F.softmax_cross_entropy(x, t)
+    text = str(info.value)
+    assert text.startswith(
+        f"softmax_cross_entropy: expected t to hold integer class labels, got {numpy.dtype(dtype)}"
+    )
+    assert "t.astype(numpy.int32)" in text
+    assert float(F.softmax_cross_entropy(x, t.astype(numpy.int32))) > 0  # the fix the hint gives works
 
 
 # -- discriminative margin-based clustering loss ---------------------------------------------

@@ -83,13 +83,10 @@ else:
 
 
 def check_cuda_available() -> None:
-    """Do nothing if CuPy works with a GPU; raise ``RuntimeError`` otherwise."""
+    """Do nothing if CuPy works with a GPU; raise ``RuntimeError`` otherwise, with CuPy's own
+    reason (a driver error, a CUDA mismatch...) in the message and as its cause."""
     if not available:
-        raise RuntimeError(
-            "CUDA environment is not correctly set up: CuPy is not installed or sees no GPU\n"
-            "  hint: install CuPy (pip install fnet[cuda]) on a machine with an NVIDIA GPU, "
-            "or keep the arrays on the CPU"
-        )
+        _core.require_cupy("CUDA environment is not correctly set up")
 
 
 class DummyDeviceType:

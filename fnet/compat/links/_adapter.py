@@ -36,6 +36,7 @@ from ...autodiff.tracer import unbox_all
 from ...errors import ShapeError
 from ...nn.layer import Layer
 from .. import configuration
+from .._migration import keyword_error
 from .._random import next_key
 from ..functions import lift, unwrap, wrap
 from ..initializers import as_pure
@@ -490,7 +491,14 @@ def spec_constructor(
 
     def __init__(self, *args, **kwargs):
         parse_kwargs(type(self).__name__, {k: v for k, v in kwargs.items() if k in retired}, {}, retired)
-        bound = signature.bind(*args, **kwargs)
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError:  # a v1 argument (wscale=...) gets Chainer's migration hint
+            unknown = [k for k in kwargs if k not in signature.parameters]
+            better = keyword_error("chainer.links", type(self).__name__, unknown)
+            if better is None:
+                raise
+            raise better from None
         arguments = bound.arguments
         for name in initializers:
             if name in arguments:

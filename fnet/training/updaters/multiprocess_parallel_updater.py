@@ -16,6 +16,7 @@ persistent values (batch-normalization statistics) are not shared between the pr
 from __future__ import annotations
 
 import multiprocessing
+import signal
 import traceback
 import warnings
 from collections.abc import Callable
@@ -31,6 +32,7 @@ __all__ = ["MultiprocessParallelUpdater"]
 
 _EPS_SCALED = {"Adam": 1, "AdaGrad": 1, "RMSprop": 1, "RMSpropGraves": 2, "AdaDelta": 2}
 _ALIGN = 64  # bytes between the arrays of a shared buffer
+_REAP_TIMEOUT = 5.0  # seconds to wait for a worker whose pipe closed to report its exit status
 
 
 class _Layout:
@@ -212,8 +214,7 @@ class MultiprocessParallelUpdater(StandardUpdater):
         params = dict(self._master.namedparams())
         for name, target in self._layout.views(self._shared_params).items():
             target[...] = params[name].array
-        for pipe in self._pipes:
-            pipe.send("update")
+        self._start_workers()
         optimizer = self.get_optimizer("main")
         iterator = self._iterators["main"]
         self._master.cleargrads()
@@ -228,21 +229,41 @@ class MultiprocessParallelUpdater(StandardUpdater):
         if self.auto_new_epoch and iterator.is_new_epoch:
             optimizer.new_epoch(auto=True)
 
-    def _collect_gradients(self, params: dict) -> None:
-        """Wait for every worker, then add their gradients into the main model's."""
-        failures = []
+    def _start_workers(self) -> None:
+        """Send every worker its job; a worker found dead is reported (after the others have
+        answered, so that no reply is left in a pipe for the next step)."""
+        started, deaths = [], []
         for index, (pipe, worker) in enumerate(zip(self._pipes, self._workers), 1):
             try:
+                pipe.send("update")
+            except OSError:  # BrokenPipeError, ConnectionResetError: nobody reads that pipe
+                deaths.append(_how_it_ended(index, worker))
+            else:
+                started.append(index)
+        if deaths:
+            more_deaths, errors = self._answers(started)
+            _raise_failures(deaths + more_deaths, errors)
+
+    def _answers(self, indexes) -> tuple[list[str], list[str]]:
+        """Wait for the answers of the workers ``indexes`` (numbered from 1): how the workers that
+        died ended, and the tracebacks of those that failed."""
+        deaths, errors = [], []
+        for index in indexes:
+            pipe, worker = self._pipes[index - 1], self._workers[index - 1]
+            try:
                 status, detail = pipe.recv()
-            except EOFError:
-                status, detail = "error", f"the process ended (exit code {worker.exitcode})\n"
+            except (EOFError, OSError):  # the worker died before it answered
+                deaths.append(_how_it_ended(index, worker))
+                continue
             if status != "done":
-                failures.append(f"worker {index}: {detail}")
-        if failures:
-            raise RuntimeError(
-                "MultiprocessParallelUpdater: a worker process failed to compute its gradients:\n"
-                + "".join(failures)
-            )
+                errors.append(f"worker {index}: {detail}")
+        return deaths, errors
+
+    def _collect_gradients(self, params: dict) -> None:
+        """Wait for every worker, then add their gradients into the main model's."""
+        deaths, errors = self._answers(range(1, len(self._workers) + 1))
+        if deaths or errors:
+            _raise_failures(deaths, errors)
         for grads in self._shared_grads:
             for name, grad in self._layout.views(grads).items():
                 param = params[name]
@@ -268,6 +289,36 @@ class MultiprocessParallelUpdater(StandardUpdater):
         self._pipes, self._workers, self._shared_grads = [], [], []
         self._initialized = False
         super().finalize()
+
+
+def _how_it_ended(index: int, worker) -> str:
+    """A line saying how worker ``index`` ended: the signal that killed it, or its exit code."""
+    worker.join(timeout=_REAP_TIMEOUT)  # the pipe closes as it dies: wait for its exit status
+    code, who = worker.exitcode, f"worker {index} (pid {worker.pid})"
+    if code is None:
+        return f"{who} closed its pipe but is still running\n"
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = "an unknown signal"
+        return f"{who} was killed by signal {-code} ({name})\n"
+    return f"{who} exited with code {code}\n"
+
+
+def _raise_failures(deaths: list[str], errors: list[str]) -> None:
+    """Raise the RuntimeError that reports the workers that died and those that failed."""
+    hint = (
+        "  hint: a worker killed by SIGKILL is often the out-of-memory killer's doing (see dmesg); "
+        "call updater.finalize() and start the training again (from a snapshot)\n"
+        if deaths
+        else ""
+    )
+    raise RuntimeError(
+        "MultiprocessParallelUpdater: a worker process failed to compute its gradients:\n"
+        + "".join(deaths + errors)
+        + hint
+    )
 
 
 def _rescale_for_sum(optimizer, n_devices: int) -> None:
