@@ -48,7 +48,7 @@ class CupyProblem:
     error: BaseException | None = None
 
 
-_INSTALL_HINT = "install the 'cuda' extra (pip install fnet[cuda]) on a machine with an NVIDIA GPU"
+_INSTALL_HINT = "install the 'cuda' extra (pip install 'fnet-chainer[cuda]') on a machine with an NVIDIA GPU"
 _BROKEN_HINT = (
     "CuPy is installed but cannot reach CUDA: check the NVIDIA driver (nvidia-smi), that the CuPy "
     "package matches the CUDA version (e.g. cupy-cuda12x for CUDA 12), and CUDA_VISIBLE_DEVICES"

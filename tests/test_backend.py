@@ -223,7 +223,7 @@ def test_a_failing_import_of_cupy_keeps_its_text(probe, error):
 def test_without_cupy_the_hint_is_to_install_it(probe):
     probe(None)  # sys.modules["cupy"] = None: "import cupy" finds no module named cupy
     raised = _gpu_error()
-    assert "CuPy is not installed" in str(raised) and "pip install fnet[cuda]" in str(raised)
+    assert "CuPy is not installed" in str(raised) and "pip install 'fnet-chainer[cuda]'" in str(raised)
 
 
 def test_cupy_that_sees_no_device_says_so(probe):

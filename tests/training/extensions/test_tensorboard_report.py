@@ -94,6 +94,6 @@ def test_keys_trigger_logdir_and_resume(make_trainer, tmp_path, tensorboardX):
 def test_missing_tensorboardx_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "tensorboardX", None)  # import tensorboardX raises ImportError
     with pytest.raises(
-        ImportError, match=r"tensorboardX is not installed.*\n  hint: pip install 'fnet\[tensorboard\]'"
+        ImportError, match=r"tensorboardX is not installed.*\n  hint: pip install 'fnet-chainer\[tensorboard\]'"
     ):
         TensorBoardReport()
