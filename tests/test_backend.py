@@ -133,7 +133,7 @@ def test_get_device_rejects_bools():
 @pytest.mark.skipif(backend.cupy_available(), reason="checks the message shown without a GPU")
 def test_gpu_device_without_cupy_says_how_to_get_it():
     with pytest.raises(
-        RuntimeError, match=r"@cupy:0: CuPy with a CUDA device is not available(.|\n)*fnet\[cuda\]"
+        RuntimeError, match=r"@cupy:0: CuPy with a CUDA device is not available(.|\n)*fnet-chainer\[cuda\]"
     ):
         backend.GpuDevice(0).send(numpy.ones(2))
 
