@@ -207,13 +207,19 @@ def ulp_distance(a, b) -> numpy.ndarray:
     return distance
 
 
-def assert_ulp_close(actual, desired, max_ulp: int = 1, *, err_msg: str = "") -> None:
+def assert_ulp_close(actual, desired, max_ulp: int = 1, *, scale=None, err_msg: str = "") -> None:
     """Assert that two float arrays (or scalars) of one dtype and shape are at most ``max_ulp``
     units in the last place apart, element by element (:func:`ulp_distance`).
 
     NaN must meet NaN, and an infinity the same infinity; ``+0`` equals ``-0``. NumPy and CuPy
     arrays are accepted; ``desired`` may also be Python numbers, taken in ``actual``'s dtype.
     One ulp is one rounding: state the bound from the roundings that the result goes through.
+
+    ``scale`` (a number, or an array that broadcasts to ``desired``) counts the ulps at the
+    magnitude ``scale`` where that is more lenient: an element also passes when
+    ``|actual - desired| <= max_ulp * spacing(scale)``. Use it for results of cancellation (a
+    difference quotient, a sum of terms of both signs), whose error is a few ulps of the
+    terms, not of the result; ``scale`` is then the magnitude of the terms.
 
     >>> x = numpy.float32([0.1, 0.7])
     >>> assert_ulp_close(x * 3 / 3, x, max_ulp=1)  # two roundings, the second undoes the first
@@ -234,12 +240,19 @@ def assert_ulp_close(actual, desired, max_ulp: int = 1, *, err_msg: str = "") ->
     if actual.shape != desired.shape:
         raise AssertionError(f"{where}: shapes differ: actual {actual.shape}, desired {desired.shape}")
     distance = ulp_distance(actual, desired)
+    if scale is not None:
+        scale = numpy.broadcast_to(numpy.abs(_host_array(scale, actual.dtype)), actual.shape)
+        with numpy.errstate(invalid="ignore", over="ignore"):
+            at_scale = numpy.abs(actual.astype(numpy.float64) - desired) / numpy.spacing(scale)
+        distance = numpy.where(numpy.isinf(distance), numpy.inf, numpy.fmin(distance, at_scale))
     far = distance > max_ulp
     if far.any():
         index = numpy.unravel_index(numpy.argmax(distance), distance.shape)
         a, d = actual[index], desired[index]
+        unit = "ulp" if scale is None else f"ulp (of the scale {scale[index]!s})"
         raise AssertionError(
             f"{where}: {int(far.sum())} of {distance.size} elements of {actual.dtype}{list(actual.shape)} "
-            f"are more than {max_ulp} ulp apart\n  the farthest, {distance[index]:.0f} ulp apart, at index "
-            f"{tuple(int(i) for i in index)}: actual {a!s}, desired {d!s} (|diff| {abs(float(a) - float(d)):.5g})"
+            f"are more than {max_ulp} {unit} apart\n  the farthest, {distance[index]:.4g} {unit} apart, at "
+            f"index {tuple(int(i) for i in index)}: actual {a!s}, desired {d!s} "
+            f"(|diff| {abs(float(a) - float(d)):.5g})"
         )

@@ -207,8 +207,22 @@ def test_ulp_distance_does_not_overflow_across_the_whole_float64_range():
     huge = numpy.finfo(numpy.float64).max
     distance = testing.ulp_distance(numpy.float64(huge), numpy.float64(-huge))
     assert distance == 2.0 * (numpy.float64(huge).view(numpy.int64))  # the two halves of the line
-    with pytest.raises(AssertionError, match=r"the farthest, 1843773687445481\d{4} ulp apart"):
+    with pytest.raises(AssertionError, match=r"the farthest, 1\.844e\+19 ulp apart"):
         testing.assert_ulp_close(numpy.float64(huge), -huge, max_ulp=2**62)
+
+
+def test_assert_ulp_close_with_a_scale_counts_ulps_of_the_terms_of_a_cancellation():
+    terms = numpy.float64([1e4, 1.0])
+    difference = (terms[0] + numpy.float64(0.3)) - terms[0]  # 0.3 and one rounding at 1e4
+    assert testing.ulp_distance(difference, 0.3) > 1000  # in ulps of the result: far apart
+    testing.assert_ulp_close(difference, 0.3, max_ulp=1, scale=1e4)
+    testing.assert_ulp_close(numpy.float64([difference, 2.0]), [0.3, 2.0], max_ulp=1, scale=terms)
+    with pytest.raises(AssertionError, match=r"more than 1 ulp \(of the scale 1\.0\) apart"):
+        testing.assert_ulp_close(numpy.float64([2.0, difference]), [2.0, 0.3], max_ulp=1, scale=terms)
+    # a scale only makes the check more lenient, and never for NaN or infinities
+    testing.assert_ulp_close(numpy.float64(3.0), numpy.nextafter(3.0, 4.0), max_ulp=1, scale=1e-300)
+    with pytest.raises(AssertionError, match="the farthest, inf ulp"):
+        testing.assert_ulp_close(numpy.float64(numpy.inf), 1e308, max_ulp=1, scale=numpy.inf)
 
 
 def test_assert_ulp_close_checks_shape_and_dtype():
