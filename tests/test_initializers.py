@@ -1,4 +1,10 @@
-"""Tests of fnet.initializers: Chainer's values (golden data), moments, fan rules, keys, dtypes, errors."""
+"""Tests of fnet.initializers: Chainer's values (golden data), moments, fan rules, keys, dtypes, errors.
+
+How close to Chainer's values: uniform draws, constants and the interpolation filters are
+exact (basic arithmetic on the same integers from the same seed); normal draws go through
+libm's log, so they are compared within 4 ulp (float64) or 1 ulp (float16/32, after
+rounding); Orthogonal goes through LAPACK's QR, to a relative tolerance of the dtype.
+"""
 
 from __future__ import annotations
 

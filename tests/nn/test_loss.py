@@ -1,5 +1,13 @@
 """Loss layers against Chainer 7.8.1: BinaryHierarchicalSoftmax, BlackOut, CRF1d, NegativeSampling,
-and the Walker alias sampler (golden data from tests/golden/make_nn_loss.py)."""
+and the Walker alias sampler (golden data from tests/golden/make_nn_loss.py).
+
+How close to Chainer: losses and gradients to the relative tolerance of their dtype
+(``nn_loss_golden.RTOL``: they go through exp, log and BLAS, whose last bits depend on the CPU).
+Walker alias tables built from the same probabilities, the labels they pick and CRF1d's
+best paths (sums and comparisons only) are exact. Tables of ``counts ** power`` are compared
+by the distribution they sample, within 16 ulp: pow's last bits depend on the CPU, and so may
+the bucket a label lands in.
+"""
 
 from __future__ import annotations
 
