@@ -233,8 +233,9 @@ def test_negative_sampling_sampler_is_chainers(power):
     assert sampler == WalkerAlias(numpy.power(numpy.float32(counts), numpy.float32(power)))  # in float32
     # counts ** power rounds differently on different CPUs (NumPy's SIMD pow is up to 4 ulp off,
     # libm's under 1), and a table's labels may then take other buckets: what is defined is the
-    # distribution the table samples. Its masses are the probabilities, each 5 ulp of pow, 6 ulp
-    # of normalizing and storing the float32 thresholds: 16 ulp (at 1, the sum of the masses).
+    # distribution the table samples. Its masses are the probabilities: pow 5 ulp apart, their
+    # sum as much again, the division 1, the float32 thresholds of two buckets 1 each: 13 ulp,
+    # counted at 1 (the masses sum to 1): 16.
     golden = case(f"negative_sampling_sampler_{power}")
     mass = _label_mass(sampler.threshold, sampler.values).astype(numpy.float32)
     golden_mass = _label_mass(golden["threshold"], golden["values"]).astype(numpy.float32)
