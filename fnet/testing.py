@@ -15,7 +15,15 @@ from . import tree as _tree
 from .autodiff import vjp
 from .autodiff.tracer import unbox_all
 
-__all__ = ["check_grads", "check_vjp", "numerical_jvp", "assert_allclose", "tree_allclose"]
+__all__ = [
+    "check_grads",
+    "check_vjp",
+    "numerical_jvp",
+    "assert_allclose",
+    "tree_allclose",
+    "assert_ulp_close",
+    "ulp_distance",
+]
 
 
 def _is_float(x) -> bool:
@@ -158,3 +166,93 @@ def tree_allclose(a, b, rtol: float = 1e-7, atol: float = 0.0) -> bool:
         and numpy.allclose(backend.to_cpu(x), backend.to_cpu(y), rtol=rtol, atol=atol)
         for x, y in zip(leaves_a, leaves_b)
     )
+
+
+# -- comparing floats in units in the last place ----------------------------------------------------
+_ORDERED_INT = {2: numpy.int16, 4: numpy.int32, 8: numpy.int64}
+
+
+def _host_array(x, dtype=None) -> numpy.ndarray:
+    return numpy.asarray(backend.to_cpu(unbox_all(x)), dtype=dtype)
+
+
+def _ordered(x: numpy.ndarray) -> numpy.ndarray:
+    """The floats of ``x`` as int64 (uint64 for float64) that count ulps: +0 and -0 both map to 0,
+    and neighbouring floats to neighbouring integers, across zero too."""
+    bits = x.view(_ORDERED_INT[x.dtype.itemsize])
+    magnitude = (bits & numpy.iinfo(bits.dtype).max).astype(numpy.uint64)
+    offset = numpy.uint64(1) << numpy.uint64(8 * x.dtype.itemsize - 1)  # keeps everything >= 0
+    return numpy.where(bits < 0, offset - magnitude, offset + magnitude)
+
+
+def ulp_distance(a, b) -> numpy.ndarray:
+    """How many floats lie between ``a`` and ``b`` (same float dtype), elementwise, as float64.
+
+    0 for equal values (``+0`` and ``-0`` too) and for NaN against NaN; ``inf`` where only one
+    of the two is NaN or where an infinity meets any other value.
+
+    >>> x = numpy.float32(1.0)
+    >>> ulp_distance(x, numpy.nextafter(x, numpy.float32(2))), ulp_distance(-0.0, 0.0)
+    (array(1.), array(0.))
+    """
+    a, b = _host_array(a), _host_array(b)
+    if a.dtype != b.dtype or a.dtype.kind != "f":
+        raise TypeError(f"ulp_distance: expected two arrays of one float dtype, got {a.dtype} and {b.dtype}")
+    oa, ob = _ordered(a), _ordered(b)
+    distance = numpy.where(oa >= ob, oa - ob, ob - oa).astype(numpy.float64)
+    nan_a, nan_b = numpy.isnan(a), numpy.isnan(b)
+    infinite = (nan_a != nan_b) | ((numpy.isinf(a) | numpy.isinf(b)) & (a != b))
+    distance[nan_a & nan_b] = 0.0
+    distance[infinite] = numpy.inf
+    return distance
+
+
+def assert_ulp_close(actual, desired, max_ulp: int = 1, *, scale=None, err_msg: str = "") -> None:
+    """Assert that two float arrays (or scalars) of one dtype and shape are at most ``max_ulp``
+    units in the last place apart, element by element (:func:`ulp_distance`).
+
+    NaN must meet NaN, and an infinity the same infinity; ``+0`` equals ``-0``. NumPy and CuPy
+    arrays are accepted; ``desired`` may also be Python numbers, taken in ``actual``'s dtype.
+    One ulp is one rounding: state the bound from the roundings that the result goes through.
+
+    ``scale`` (a number, or an array that broadcasts to ``desired``) counts the ulps at the
+    magnitude ``scale`` where that is more lenient: an element also passes when
+    ``|actual - desired| <= max_ulp * spacing(scale)``. Use it for results of cancellation (a
+    difference quotient, a sum of terms of both signs), whose error is a few ulps of the
+    terms, not of the result; ``scale`` is then the magnitude of the terms.
+
+    >>> x = numpy.float32([0.1, 0.7])
+    >>> assert_ulp_close(x * 3 / 3, x, max_ulp=1)  # two roundings, the second undoes the first
+    >>> assert_ulp_close(numpy.float32(1.0), 1.0 + 1e-6, max_ulp=4)
+    Traceback (most recent call last):
+    AssertionError: assert_ulp_close: 1 of 1 elements of float32[] are more than 4 ulp apart
+      the farthest, 8 ulp apart, at index (): actual 1.0, desired 1.000001 (|diff| 9.5367e-07)
+    """
+    actual = _host_array(actual)
+    desired = _host_array(desired, None if hasattr(desired, "dtype") else actual.dtype)
+    where = f"assert_ulp_close{': ' + err_msg if err_msg else ''}"
+    if actual.dtype != desired.dtype or actual.dtype.kind != "f":
+        raise AssertionError(
+            f"{where}: expected two float arrays of one dtype, got actual {actual.dtype}, "
+            f"desired {desired.dtype}\n  hint: compare integers and booleans exactly, "
+            "with numpy.testing.assert_array_equal"
+        )
+    if actual.shape != desired.shape:
+        raise AssertionError(f"{where}: shapes differ: actual {actual.shape}, desired {desired.shape}")
+    distance = ulp_distance(actual, desired)
+    if scale is not None:
+        scale = numpy.broadcast_to(numpy.abs(_host_array(scale, actual.dtype)), actual.shape)
+        with numpy.errstate(invalid="ignore", over="ignore"):
+            at_scale = numpy.abs(actual.astype(numpy.float64) - desired) / numpy.spacing(scale)
+        distance = numpy.where(numpy.isinf(distance), numpy.inf, numpy.fmin(distance, at_scale))
+    far = distance > max_ulp
+    if far.any():
+        index = numpy.unravel_index(numpy.argmax(distance), distance.shape)
+        a, d = actual[index], desired[index]
+        unit = "ulp" if scale is None else f"ulp (of the scale {scale[index]!s})"
+        raise AssertionError(
+            f"{where}: {int(far.sum())} of {distance.size} elements of {actual.dtype}{list(actual.shape)} "
+            f"are more than {max_ulp} {unit} apart\n  the farthest, {distance[index]:.4g} {unit} apart, at "
+            f"index {tuple(int(i) for i in index)}: actual {a!s}, desired {d!s} "
+            f"(|diff| {abs(float(a) - float(d)):.5g})"
+        )

@@ -1,4 +1,10 @@
-"""Tests of fnet.initializers: Chainer's values (golden data), moments, fan rules, keys, dtypes, errors."""
+"""Tests of fnet.initializers: Chainer's values (golden data), moments, fan rules, keys, dtypes, errors.
+
+How close to Chainer's values: uniform draws, constants and the interpolation filters are
+exact (basic arithmetic on the same integers from the same seed); normal draws go through
+libm's log, so they are compared within 4 ulp (float64) or 1 ulp (float16/32, after
+rounding); Orthogonal goes through LAPACK's QR, to a relative tolerance of the dtype.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +17,7 @@ import pytest
 
 import fnet
 from fnet import errors, initializers, random, tree
+from fnet.testing import assert_ulp_close
 
 GOLDEN = numpy.load(pathlib.Path(__file__).parent / "golden" / "initializers.npz", allow_pickle=False)
 CASES = json.loads(str(GOLDEN["cases"]))
@@ -52,7 +59,13 @@ def test_matches_chainer_with_a_seeded_random_state(index):
     if case["name"] == "Orthogonal":  # QR goes through LAPACK, whose rounding may differ by build
         tol = {"float16": 1e-3, "float32": 1e-6, "float64": 1e-12}[case["dtype"]]
         numpy.testing.assert_allclose(got, expected, rtol=tol, atol=tol)
-    else:
+    elif case["name"].endswith("Normal"):
+        # a normal draw goes through libm's log, not correctly rounded (builds may differ in the
+        # last bit), then a division, a square root and two products: 4 ulp in float64, which
+        # rounding to float16 or float32 leaves at 1 ulp
+        assert_ulp_close(got, expected, max_ulp=4 if got.dtype == numpy.float64 else 1)
+    else:  # uniform draws (integer bits times a power of two), constants and the n-linear filters
+        # take basic arithmetic only, which rounds the same on every CPU: exact
         numpy.testing.assert_array_equal(got, expected)
 
 

@@ -282,8 +282,8 @@ def elu(x, alpha: float = 1.0):
     towards zero. The derivative is 1 for ``x > 0`` and ``alpha * exp(x)`` elsewhere.
 
     >>> import numpy
-    >>> elu(numpy.array([-1.0, 2.0], numpy.float32))
-    array([-0.63212055,  2.        ], dtype=float32)
+    >>> elu(numpy.array([-1.0, 2.0], numpy.float32)).round(4)  # exp's last bits depend on the CPU
+    array([-0.6321,  2.    ], dtype=float32)
     """
     check_float("elu", "x", x)
     return _elu(x, alpha=float(alpha))
@@ -296,8 +296,8 @@ def selu(x, alpha: float = 1.6732632423543772, scale: float = 1.0507009873554805
     and unit variance from layer to layer (self-normalizing networks).
 
     >>> import numpy
-    >>> selu(numpy.array([-1.0, 1.0], numpy.float32))
-    array([-1.1113307,  1.050701 ], dtype=float32)
+    >>> selu(numpy.array([-1.0, 1.0], numpy.float32)).round(4)  # exp's last bits depend on the CPU
+    array([-1.1113,  1.0507], dtype=float32)
     """
     check_float("selu", "x", x)
     return ops.multiply(_elu(x, alpha=float(alpha)), float(scale))
@@ -372,8 +372,8 @@ def softplus(x, beta: float = 1.0):
     ``sigmoid(beta * x)``.
 
     >>> import numpy
-    >>> softplus(numpy.array([0.0], numpy.float32))
-    array([0.6931472], dtype=float32)
+    >>> softplus(numpy.array([0.0], numpy.float32)).round(4)  # log's last bits depend on the CPU
+    array([0.6931], dtype=float32)
     """
     check_float("softplus", "x", x)
     return _softplus(x, beta=float(beta))  # a scalar hyperparameter, even given as a 0-d array
@@ -427,8 +427,8 @@ def log_softmax(x, axis: int = 1):
     log-probabilities instead of ``log(0)``.
 
     >>> import numpy
-    >>> log_softmax(numpy.array([[0.0, 0.0]], numpy.float32))
-    array([[-0.6931472, -0.6931472]], dtype=float32)
+    >>> log_softmax(numpy.array([[0.0, 0.0]], numpy.float32)).round(4)  # log's last bits depend on the CPU
+    array([[-0.6931, -0.6931]], dtype=float32)
     """
     check_float("log_softmax", "x", x)
     return _log_softmax(x, axis=_axis("log_softmax", x, axis))

@@ -396,8 +396,8 @@ def sigmoid_cross_entropy(x, t, normalize: bool = True, reduce: str = "mean"):
     >>> import numpy
     >>> x = numpy.array([[-2.0, 3.0, 0.5], [5.0, 2.0, -0.5]], numpy.float32)
     >>> t = numpy.array([[0, 1, 0], [1, 1, -1]], numpy.int32)
-    >>> round(float(sigmoid_cross_entropy(x, t)), 6)
-    0.256647
+    >>> round(float(sigmoid_cross_entropy(x, t)), 4)  # float32 exp and log: the last bits vary by CPU
+    0.2566
     """
     fn = "sigmoid_cross_entropy"
     check_float(fn, "x", x)
@@ -698,8 +698,8 @@ def softmax_cross_entropy(
 
     >>> import numpy
     >>> x = numpy.array([[-1.0, 0.0, 1.0, 2.0], [2.0, 0.0, 1.0, -1.0]], numpy.float32)
-    >>> round(float(softmax_cross_entropy(x, numpy.array([3, 0], numpy.int32))), 6)
-    0.44019
+    >>> round(float(softmax_cross_entropy(x, numpy.array([3, 0], numpy.int32))), 4)  # float32 exp, log
+    0.4402
     """
     fn = "softmax_cross_entropy"
     check_float(fn, "x", x)

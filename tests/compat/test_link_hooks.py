@@ -1,5 +1,10 @@
 """fnet.compat.link_hooks: TimerHook, SpectralNormalization and WeightStandardization,
-the last two against Chainer 7.8.1's outputs and gradients (tests/golden/make_compat_link.py)."""
+the last two against Chainer 7.8.1's outputs and gradients (tests/golden/make_compat_link.py).
+
+How close to Chainer: the first vector ``u`` of spectral normalization is a float32 normal draw
+from the same seed, within 1 ulp (libm's log may round differently); outputs and gradients,
+which go through BLAS, to relative tolerances of 1e-5 and 1e-4.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +19,7 @@ from fnet.compat import functions as F
 from fnet.compat.link import Chain, Link
 from fnet.compat.link_hooks import LinkHook, SpectralNormalization, TimerHook, WeightStandardization
 from fnet.compat.variable import Parameter, Variable
+from fnet.testing import assert_ulp_close
 
 from .test_link import Linear, MyChain
 
@@ -127,7 +133,9 @@ def test_spectral_normalization_matches_chainer(case, options):
     numpy.random.seed(SEED)
     hook = SpectralNormalization(**options)
     link.add_hook(hook)
-    numpy.testing.assert_array_equal(link.W_u, g["u0"])  # drawn from NumPy's global state
+    # drawn from NumPy's global state: a normal draw goes through libm's log, which is not
+    # correctly rounded (builds may differ in the last bit); rounded to float32: 1 ulp
+    assert_ulp_close(link.W_u, g["u0"], max_ulp=1)
     y = link(g["x"])
     assert type(link.W) is Parameter and link.W is hook.original_weight
     link.cleargrads()
