@@ -5,16 +5,20 @@ chainer`` (and ``chainer.functions``, ``from chainer.training import extensions`
 fnet's modules; then the program runs as ``python SCRIPT [ARGS]`` would run it: as the module
 ``__main__``, with ``sys.argv`` set to ``[SCRIPT, *ARGS]`` and the script's folder first on
 ``sys.path``. ``python -m fnet.compat -m MODULE [ARGS]`` runs a module the same way. The exit
-status is the program's, and an error in it shows the program's own traceback.
+status is the program's, and an error in it shows the program's own traceback. Processes that
+multiprocessing starts with spawn or forkserver (macOS's default, and Linux's from Python 3.14)
+get the alias too before they import the program again (``fnet.compat._mp_main``).
 """
 
 from __future__ import annotations
 
+import multiprocessing.spawn
 import os
 import runpy
 import sys
 import types
 
+from . import _mp_main
 from ._alias import install_alias
 
 __all__ = ["main"]
@@ -42,10 +46,28 @@ def _program_frames(tb: types.TracebackType | None) -> types.TracebackType | Non
     return tb
 
 
+def _children_import_through_the_alias(key: str, value: str) -> None:
+    """Make the processes that multiprocessing spawns import the program (``key`` is
+    ``init_main_from_path`` or ``init_main_from_name`` in their preparation data, ``value`` the
+    script or the module) through ``fnet.compat._mp_main``, which installs the alias first."""
+    os.environ[_mp_main.ENVIRONMENT] = ("path:" if key == "init_main_from_path" else "module:") + value
+    prepare = multiprocessing.spawn.get_preparation_data
+
+    def get_preparation_data(name):
+        data = prepare(name)
+        if data.get(key) == value:
+            del data[key]
+            data["init_main_from_name"] = _mp_main.__name__
+        return data
+
+    multiprocessing.spawn.get_preparation_data = get_preparation_data
+
+
 def _run(target: str, args: list[str], as_module: bool) -> None:
     """Run the script (or module) ``target`` as ``__main__`` with the arguments ``args``."""
     if as_module:
         sys.argv = [target, *args]  # runpy puts the module's file in sys.argv[0]
+        _children_import_through_the_alias("init_main_from_name", target)
         runpy.run_module(target, run_name="__main__", alter_sys=True)
         return
     if not os.path.exists(target):
@@ -60,6 +82,7 @@ def _run(target: str, args: list[str], as_module: bool) -> None:
             sys.path[0] = os.path.dirname(os.path.abspath(target))
         else:
             del sys.path[0]  # a folder or zip archive: runpy puts it there itself
+    _children_import_through_the_alias("init_main_from_path", os.path.normpath(os.path.abspath(target)))
     runpy.run_path(target, run_name="__main__")
 
 

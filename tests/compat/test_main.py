@@ -141,3 +141,39 @@ def test_importing_the_launcher_runs_nothing():
     import fnet.compat.__main__ as launcher
 
     assert callable(launcher.main) and launcher.__all__ == ["main"]
+
+
+POOL = """\
+    import concurrent.futures
+    import multiprocessing
+    import sys
+
+    import numpy
+
+    import chainer
+    import chainer.functions as F
+
+
+    def relu_sum(values):
+        return float(F.relu(chainer.Variable(numpy.array(values, numpy.float32))).array.sum())
+
+
+    if __name__ == "__main__":
+        for method in sys.argv[1:]:
+            context = multiprocessing.get_context(method)  # a worker that fails to start fails the map
+            with concurrent.futures.ProcessPoolExecutor(2, mp_context=context) as pool:
+                print(method, list(pool.map(relu_sum, [[-1.0, 2.0], [3.0, -4.0, 5.0]])))
+"""
+
+
+@pytest.mark.parametrize("as_module", [False, True], ids=["script", "module"])
+def test_processes_that_multiprocessing_starts_import_chainer_too(tmp_path, as_module):
+    """spawn and forkserver import the program again in the new process: it finds chainer there."""
+    import multiprocessing
+
+    methods = [m for m in ("spawn", "forkserver", "fork") if m in multiprocessing.get_all_start_methods()]
+    _write(tmp_path / "pool_prog.py", POOL)
+    target = ["-m", "pool_prog"] if as_module else ["pool_prog.py"]
+    result = _launch(*target, *methods, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [f"{method} [2.0, 8.0]" for method in methods]
