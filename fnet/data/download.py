@@ -8,6 +8,12 @@ cache is found and reused offline. Under the root:
 - ``<dataset name>/<file>``: the files the loaders make from the downloads
   (``pfnet/chainer/mnist/train.npz``...), through ``cache_or_load_file``.
 
+A download can be checked against its SHA-256 (``cached_download(url, sha256=...)``, as every
+loader of ``fnet.data.datasets`` does): bytes with another digest are deleted and reported, never
+cached. A file already in the cache is trusted, as Chainer trusts it. A download can also be
+fetched from other URLs than the one that names it (``sources``: mirrors of a dead host), and is
+still cached under the MD5 of ``url``, where Chainer looks for it.
+
 Every file appears whole or not at all: it is written under a temporary name in the same
 directory and renamed. Concurrent writers (threads or processes, fnet's or Chainer's) are
 serialised by ``fcntl.flock`` (``msvcrt.locking`` on Windows) on the lock files Chainer uses,
@@ -18,12 +24,13 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import http.client
 import os
-import shutil
+import re
 import sys
 import tempfile
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from ..errors import FnetError, message
@@ -124,23 +131,81 @@ def _file_lock(path: str) -> Iterator[None]:
         os.close(fd)
 
 
-def _download(url: str, path: str) -> None:
-    """Write the contents of ``url`` to the file ``path``."""
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+_CHUNK = 1 << 20
+
+
+def _download(url: str, path: str) -> str:
+    """Write the contents of ``url`` to the new file ``path``, flushed to disk; return their
+    SHA-256. A body shorter than its announced length is an ``OSError``."""
+    digest, size = hashlib.sha256(), 0
     with urllib.request.urlopen(url, timeout=_DOWNLOAD_TIMEOUT) as response, open(path, "wb") as out:
-        shutil.copyfileobj(response, out)
+        announced = response.headers.get("Content-Length")
+        while chunk := response.read(_CHUNK):
+            digest.update(chunk)
+            out.write(chunk)
+            size += len(chunk)
+        out.flush()
+        os.fsync(out.fileno())
+    if announced is not None and announced.isdigit() and size != int(announced):
+        # http.client ends a body cut short as if it were whole: the length is the only sign
+        raise OSError(f"the connection closed after {size} of the {announced} bytes announced")
+    return digest.hexdigest()
 
 
-def cached_download(url: str) -> str:
-    """The path of the cached copy of ``url`` (``<root>/_dl_cache/<md5 of url>``), downloaded
-    first if it is not in the cache yet.
-
-    A failed download raises ``DatasetCacheError`` (an ``OSError``) naming the URL and the file
-    to fill by hand; nothing is left at that path.
-    """
+def _check_arguments(url, sha256, sources) -> tuple[str, ...]:
+    """The URLs to download ``url`` from; a TypeError or ValueError for a malformed argument."""
     if not isinstance(url, str):
         raise TypeError(
             message("cached_download", f"expected url to be a str, got {type(url).__name__} {url!r}")
         )
+    if sha256 is not None and not (isinstance(sha256, str) and _SHA256.fullmatch(sha256)):
+        raise ValueError(
+            message(
+                "cached_download",
+                f"expected sha256 to be 64 lowercase hexadecimal digits, got {sha256!r}",
+                hint="pass hashlib.sha256(data).hexdigest() of the file, or None not to check it",
+            )
+        )
+    if sources is None:
+        return (url,)
+    if isinstance(sources, str) or not all(isinstance(s, str) for s in sources) or not sources:
+        raise TypeError(
+            message(
+                "cached_download",
+                f"expected sources to be a non-empty sequence of URLs, got {sources!r}",
+                hint=f"e.g. sources=['https://mirror.example/file.gz', {url!r}]",
+            )
+        )
+    return tuple(sources)
+
+
+def cached_download(url: str, *, sha256: str | None = None, sources: Sequence[str] | None = None) -> str:
+    """The path of the cached copy of ``url`` (``<root>/_dl_cache/<md5 of url>``), downloaded
+    first if it is not in the cache yet.
+
+    Args:
+        url: the URL that names the file, and its cache path.
+        sha256: the file's SHA-256 (hex digits), or None. A download with another digest is
+            deleted and not cached; a file already in the cache is not checked again.
+        sources: the URLs to download it from, tried in order (default: ``[url]``), e.g.
+            mirrors of a host that is gone. Whichever answers, the file is cached under ``url``.
+
+    If no source gives the file, ``DatasetCacheError`` (an ``OSError``) names ``url``, each
+    source with what went wrong (a wrong digest shows the expected one and the one received),
+    and the path where a copy fetched by hand can be saved; nothing is left in the cache.
+
+    >>> import hashlib, os, pathlib, tempfile
+    >>> set_dataset_root(tempfile.mkdtemp())
+    >>> remote = pathlib.Path(tempfile.mkdtemp(), 'data.txt')
+    >>> _ = remote.write_bytes(b'42')
+    >>> url = remote.as_uri()
+    >>> path = cached_download(url, sha256=hashlib.sha256(b'42').hexdigest())
+    >>> pathlib.Path(path).read_bytes(), os.path.basename(path) == hashlib.md5(url.encode()).hexdigest()
+    (b'42', True)
+    >>> set_dataset_root(None)
+    """
+    sources = _check_arguments(url, sha256, sources)
     cache_root = os.path.join(get_dataset_root(), "_dl_cache")
     os.makedirs(cache_root, exist_ok=True)
     lock_path = os.path.join(cache_root, "_dl_lock")
@@ -148,24 +213,35 @@ def cached_download(url: str) -> str:
     with _file_lock(lock_path):
         if os.path.exists(cache_path):
             return cache_path
+    failures = []
     with tempfile.TemporaryDirectory(dir=cache_root) as temp_root:
         temp_path = os.path.join(temp_root, "dl")
-        sys.stderr.write(f"Downloading from {url}...\n")
-        sys.stderr.flush()
-        try:
-            _download(url, temp_path)
-        except (OSError, ValueError) as e:
-            raise DatasetCacheError(
-                message(
-                    "cached_download",
-                    f"cannot download {url}: {e}",
-                    hint=f"without network access, download {url} elsewhere and save it as {cache_path}",
+        for source in sources:
+            sys.stderr.write(f"Downloading from {source}...\n")
+            sys.stderr.flush()
+            try:
+                got = _download(source, temp_path)
+            except (OSError, ValueError, http.client.HTTPException) as e:
+                failures.append(f"{source}: {e}")
+                continue
+            if sha256 is not None and got != sha256:
+                os.remove(temp_path)
+                failures.append(
+                    f"{source}: wrong SHA-256: expected {sha256}, got {got} (the download was deleted)"
                 )
-            ) from e
-        with _file_lock(lock_path):
-            if not os.path.exists(cache_path):
-                os.replace(temp_path, cache_path)
-    return cache_path
+                continue
+            with _file_lock(lock_path):
+                if not os.path.exists(cache_path):
+                    os.replace(temp_path, cache_path)
+            return cache_path
+    check = f", check that its SHA-256 is {sha256}," if sha256 is not None else ""
+    raise DatasetCacheError(
+        message(
+            "cached_download",
+            f"cannot download {url}:\n" + "\n".join(f"    from {failure}" for failure in failures),
+            hint=f"without network access, download {url} elsewhere{check} and save it as {cache_path}",
+        )
+    )
 
 
 def cache_or_load_file(path: str, creator: Callable[[str], T], loader: Callable[[str], T]) -> T:

@@ -173,3 +173,106 @@ def test_the_lock_excludes_other_holders(tmp_path):
         order.append("first")
     thread.join()
     assert order == ["first", "other"]
+
+
+# -- SHA-256 checks and mirrors ---------------------------------------------------------------
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _cache_path(root, url: str) -> str:
+    return os.path.join(str(root), "_dl_cache", hashlib.md5(url.encode()).hexdigest())
+
+
+def test_a_download_with_the_right_sha256_is_cached(root, http_server, capsys):
+    base, files = http_server
+    files["/data/f.bin"] = b"payload"
+    url = base + "/data/f.bin"
+    path = cached_download(url, sha256=_sha256(b"payload"))
+    assert path == _cache_path(root, url)
+    assert pathlib.Path(path).read_bytes() == b"payload"
+    assert sorted(os.listdir(os.path.join(root, "_dl_cache"))) == sorted(["_dl_lock", os.path.basename(path)])
+    assert capsys.readouterr().err == f"Downloading from {url}...\n"
+    files.clear()  # cached: not downloaded again
+    assert cached_download(url, sha256=_sha256(b"payload")) == path
+
+
+def test_a_download_with_another_sha256_is_deleted_and_reported(root, http_server):
+    base, files = http_server
+    files["/data/f.bin"] = b"tampered"
+    url = base + "/data/f.bin"
+    expected = _sha256(b"original")
+    with pytest.raises(DatasetCacheError) as info:
+        cached_download(url, sha256=expected)
+    text = str(info.value)
+    assert f"cached_download: cannot download {url}:" in text
+    got = _sha256(b"tampered")
+    assert f"from {url}: wrong SHA-256: expected {expected}, got {got} (the download was deleted)" in text
+    assert f"check that its SHA-256 is {expected}, and save it as {_cache_path(root, url)}" in text
+    assert os.listdir(os.path.join(root, "_dl_cache")) == ["_dl_lock"]  # neither the file nor a temporary
+
+
+def test_a_truncated_download_is_reported_and_removed(root, http_server):
+    base, files = http_server
+    files["/data/f.bin"] = (b"0123456789", 100)  # the server hangs up after 10 of 100 bytes
+    url = base + "/data/f.bin"
+    with pytest.raises(
+        DatasetCacheError, match=r"/data/f.bin: the connection closed after 10 of the 100 bytes"
+    ):
+        cached_download(url)
+    assert os.listdir(os.path.join(root, "_dl_cache")) == ["_dl_lock"]
+
+
+def test_sources_are_tried_in_order_and_the_file_is_cached_under_url(root, http_server, capsys):
+    base, files = http_server
+    files["/bad/f.bin"] = b"wrong bytes"
+    files["/good/f.bin"] = b"right bytes"
+    url = "http://gone.invalid/data/f.bin"  # Chainer's URL: it names the file in the cache
+    sources = [base + "/missing/f.bin", base + "/bad/f.bin", base + "/good/f.bin", url]
+    path = cached_download(url, sha256=_sha256(b"right bytes"), sources=sources)
+    assert path == _cache_path(root, url)
+    assert pathlib.Path(path).read_bytes() == b"right bytes"
+    assert capsys.readouterr().err.splitlines() == [f"Downloading from {s}..." for s in sources[:3]]
+
+
+def test_when_every_source_fails_each_is_named(root, http_server):
+    base, files = http_server
+    files["/bad/f.bin"] = b"wrong bytes"
+    url = "http://gone.invalid/data/f.bin"
+    expected = _sha256(b"right bytes")
+    with pytest.raises(DatasetCacheError) as info:
+        cached_download(url, sha256=expected, sources=[base + "/missing/f.bin", base + "/bad/f.bin", url])
+    lines = str(info.value).splitlines()
+    assert lines[:4] == [
+        f"cached_download: cannot download {url}:",
+        f"    from {base}/missing/f.bin: HTTP Error 404: File not found",
+        f"    from {base}/bad/f.bin: wrong SHA-256: expected {expected}, got {_sha256(b'wrong bytes')} "
+        "(the download was deleted)",
+        f"    from {url}: <urlopen error network access is disabled in the tests>",
+    ]
+    assert lines[4].startswith(f"  hint: without network access, download {url} elsewhere")
+    assert os.listdir(os.path.join(root, "_dl_cache")) == ["_dl_lock"]
+
+
+def test_a_file_already_in_the_cache_is_trusted(root):
+    url = "http://gone.invalid/data/f.bin"
+    os.makedirs(os.path.join(root, "_dl_cache"))
+    pathlib.Path(_cache_path(root, url)).write_bytes(b"put here by Chainer")
+    assert cached_download(url, sha256=_sha256(b"other bytes")) == _cache_path(root, url)
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        ({"sha256": "ABC"}, ValueError, r"expected sha256 to be 64 lowercase hexadecimal digits, got 'ABC'"),
+        ({"sha256": "F" * 64}, ValueError, "expected sha256 to be 64 lowercase hexadecimal digits"),
+        ({"sources": "http://a/f"}, TypeError, "expected sources to be a non-empty sequence of URLs"),
+        ({"sources": []}, TypeError, r"expected sources to be a non-empty sequence of URLs, got \[\]"),
+        ({"sources": [b"http://a/f"]}, TypeError, "expected sources to be a non-empty sequence of URLs"),
+    ],
+)
+def test_malformed_checks_and_sources_are_rejected(root, kwargs, error, match):
+    with pytest.raises(error, match=f"cached_download: {match}"):
+        cached_download("http://a/f", **kwargs)

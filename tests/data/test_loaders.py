@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
+import re
 
 import numpy
 import pytest
@@ -21,6 +23,9 @@ from fnet.data import (
     get_ptb_words_vocabulary,
     get_svhn,
 )
+from fnet.data import download as download_module
+from fnet.data.datasets import _cache as cache_module
+from fnet.data.datasets import mnist as mnist_module
 
 from . import fake_cache
 
@@ -228,3 +233,124 @@ def test_get_ptb_words_reports_unknown_words(root):
     fake_cache.put_download(root, fake_cache.PTB_URL.format("valid"), b"the zebra\n")
     with pytest.raises(KeyError, match=r"valid text has words missing from the vocabulary: \['zebra'\]"):
         get_ptb_words()
+
+
+# -- where the downloads come from, and their SHA-256 ---------------------------------------------
+
+_MNIST_FILES = [
+    f"{p}-{k}" for p in ("train", "t10k") for k in ("images-idx3-ubyte.gz", "labels-idx1-ubyte.gz")
+]
+
+
+def _serve_mnist(files: dict, folder: str) -> dict[str, bytes]:
+    """Serve four small MNIST-format files under ``/<folder>/``; return them by file name."""
+    (x, y), (x_test, y_test) = fake_cache.mnist_arrays(6, 7), fake_cache.mnist_arrays(4, 8)
+    made = dict(
+        zip(
+            _MNIST_FILES,
+            [
+                fake_cache.idx_bytes(x, 2051),
+                fake_cache.idx_bytes(y, 2049),
+                fake_cache.idx_bytes(x_test, 2051),
+                fake_cache.idx_bytes(y_test, 2049),
+            ],
+        )
+    )
+    files.update({f"/{folder}/{name}": data for name, data in made.items()})
+    return made
+
+
+def test_get_mnist_downloads_from_a_mirror_into_chainers_cache_layout(root, http_server, monkeypatch, capsys):
+    base, files = http_server
+    made = _serve_mnist(files, "mirror")
+    digests = {name: hashlib.sha256(data).hexdigest() for name, data in made.items()}
+    remote = mnist_module._REMOTES["get_mnist"]._replace(
+        sha256=digests, sources=(f"{base}/gone/", f"{base}/mirror/")
+    )
+    monkeypatch.setitem(mnist_module._REMOTES, "get_mnist", remote)
+    train, test = get_mnist()
+    assert len(train) == 6 and len(test) == 4
+    for name, data in made.items():  # cached under the MD5 of Chainer's URL, where Chainer looks
+        with open(fake_cache.download_path(root, fake_cache.MNIST_URLS["mnist"] + name), "rb") as f:
+            assert f.read() == data
+    err = capsys.readouterr().err
+    assert f"Downloading from {base}/gone/train-images-idx3-ubyte.gz..." in err
+    assert f"Downloading from {base}/mirror/train-images-idx3-ubyte.gz..." in err
+
+
+def test_get_mnist_rejects_a_download_that_is_not_the_published_file(root, http_server, monkeypatch):
+    base, files = http_server
+    made = _serve_mnist(files, "mirror")
+    remote = mnist_module._REMOTES["get_mnist"]._replace(sources=(f"{base}/mirror/",))
+    monkeypatch.setitem(mnist_module._REMOTES, "get_mnist", remote)
+    with pytest.raises(DatasetCacheError) as info:
+        get_mnist()
+    expected = "440fcabf73cc546fa21475e81ea370265605f56be210a4024d2ca8f203523609"  # TensorFlow Datasets'
+    got = hashlib.sha256(made["train-images-idx3-ubyte.gz"]).hexdigest()
+    assert f"wrong SHA-256: expected {expected}, got {got}" in str(info.value)
+    assert os.listdir(os.path.join(root, "_dl_cache")) == ["_dl_lock"]
+    assert os.listdir(os.path.join(root, "pfnet", "chainer", "mnist")) == []
+
+
+def test_offline_mnist_names_the_mirrors_before_the_dead_host(root):
+    with pytest.raises(DatasetCacheError) as info:
+        get_mnist()
+    sources = re.findall(r"^    from (\S+): ", str(info.value), re.M)
+    assert sources == [
+        "https://ossci-datasets.s3.amazonaws.com/mnist/train-images-idx3-ubyte.gz",
+        "https://storage.googleapis.com/cvdf-datasets/mnist/train-images-idx3-ubyte.gz",
+        "http://yann.lecun.com/exdb/mnist/train-images-idx3-ubyte.gz",
+    ]
+    assert (
+        "check that its SHA-256 is 440fcabf73cc546fa21475e81ea370265605f56be210a4024d2ca8f203523609"
+        in str(info.value)
+    )
+
+
+_CHAINER_URLS = {  # every file each loader downloads, by Chainer 7.8.1's URL
+    get_mnist: [fake_cache.MNIST_URLS["mnist"] + name for name in _MNIST_FILES],
+    get_fashion_mnist: [fake_cache.MNIST_URLS["fashion-mnist"] + name for name in _MNIST_FILES],
+    get_kuzushiji_mnist: [fake_cache.MNIST_URLS["kuzushiji_mnist"] + name for name in _MNIST_FILES],
+    get_cifar10: [fake_cache.CIFAR_URL.format("cifar-10")],
+    get_cifar100: [fake_cache.CIFAR_URL.format("cifar-100")],
+    get_svhn: [fake_cache.SVHN_URL.format(split) for split in ("train", "test", "extra")],
+    get_ptb_words: [fake_cache.PTB_URL.format(split) for split in ("train", "valid", "test")],
+}
+
+
+@pytest.mark.parametrize("loader", list(_CHAINER_URLS), ids=lambda f: f.__name__)
+def test_every_download_of_every_loader_is_checked(root, monkeypatch, loader):
+    """Each loader asks for each of its files by Chainer's URL with a SHA-256 (the requests are
+    recorded; each is answered with the fake file already in the cache so the loader goes on)."""
+    requests = []
+    real = download_module.cached_download
+
+    def record(url, *, sha256=None, sources=None):
+        requests.append((url, sha256))
+        return real(url)
+
+    monkeypatch.setattr(cache_module, "cached_download", record)
+    _fill_downloads(root)
+    loader(add_extra=True) if loader is get_svhn else loader()
+    digests = dict(requests)  # PTB's training text is read twice (the vocabulary, the words)
+    assert len(digests) == len(set(requests)) and sorted(digests) == sorted(_CHAINER_URLS[loader])
+    assert all(re.fullmatch(r"[0-9a-f]{64}", sha256) for sha256 in digests.values())
+    assert len(set(digests.values())) == len(digests)
+
+
+def _fill_downloads(root) -> None:
+    """A small fake of every file the loaders download, in the download cache."""
+    for name in ("mnist", "fashion-mnist", "kuzushiji_mnist"):
+        splits = {"train": fake_cache.mnist_arrays(3, 0), "test": fake_cache.mnist_arrays(2, 1)}
+        fake_cache.put_mnist_downloads(root, name, splits)
+    batches = {f"cifar-10-batches-py/data_batch_{i}": fake_cache.cifar_arrays(2, i, 10) for i in range(1, 6)}
+    fake_cache.put_cifar_archive(
+        root, "cifar-10", {**batches, "cifar-10-batches-py/test_batch": batches[next(iter(batches))]}
+    )
+    test = fake_cache.cifar_arrays(2, 9, 100)
+    fake_cache.put_cifar_archive(
+        root, "cifar-100", {"cifar-100-python/train": test, "cifar-100-python/test": test}
+    )
+    for split in ("train", "test", "extra"):
+        fake_cache.put_svhn_download(root, split, *fake_cache.svhn_arrays(2, 0))
+    fake_cache.put_ptb_downloads(root)

@@ -2,20 +2,16 @@
 epoch, and resumes from its checkpoint exactly where it stopped."""
 
 import importlib.util
-import pathlib
-
-import pytest
+import re
 
 import fnet
 from fnet.testing import tree_allclose
 
-pytest.importorskip("sklearn", reason="the example's data set ships with scikit-learn")
-
-_PATH = pathlib.Path(__file__).parents[2] / "examples" / "digits_mlp.py"
+from .conftest import example_script
 
 
 def _load_example():
-    spec = importlib.util.spec_from_file_location("digits_mlp", _PATH)
+    spec = importlib.util.spec_from_file_location("digits_mlp", example_script("digits_mlp"))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -54,6 +50,9 @@ def test_digits_mlp_resumes_where_it_stopped(capsys, tmp_path):
     assert tree_allclose(resumed_state, straight_state, rtol=0)
 
 
-def test_digits_mlp_smoke(capsys, tmp_path):
-    _load_example().main(["--smoke", "--out", str(tmp_path)])
-    assert capsys.readouterr().out.count("epoch") == 3  # two epochs, and the reloaded checkpoint's
+def test_digits_mlp_smoke(run_example, tmp_path):
+    out = run_example("digits_mlp", "--smoke")
+    accuracies = [float(a) for a in re.findall(r"^epoch +\d+ .* test accuracy ([\d.]+)", out, re.M)]
+    assert len(accuracies) == 2 and accuracies[-1] > 0.85  # ten classes: chance is 0.1
+    assert "reloaded result/digits_mlp.ckpt (epoch 2)" in out
+    assert (tmp_path / "result" / "digits_mlp.ckpt").is_file()

@@ -1,15 +1,33 @@
-"""Helpers of the dataset loaders: npz files in the dataset cache, and argument checks."""
+"""Helpers of the dataset loaders: the files they download, npz files in the dataset cache,
+and argument checks."""
 
 from __future__ import annotations
 
 import os
 import zipfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import NamedTuple
 
 import numpy
 
 from ...errors import message
-from ..download import DatasetCacheError, cache_or_load_file, get_dataset_directory
+from ..download import DatasetCacheError, cache_or_load_file, cached_download, get_dataset_directory
+
+
+class Remote(NamedTuple):
+    """A dataset's files on the web: ``base + name`` is the URL that names the file ``name`` in
+    the download cache (Chainer's URL, so that a cache shared with Chainer is found), ``sha256``
+    maps each name to its published SHA-256, and ``sources`` are the base URLs to download from,
+    in order (``(base,)`` when empty)."""
+
+    base: str
+    sha256: Mapping[str, str]
+    sources: tuple[str, ...] = ()
+
+    def fetch(self, name: str) -> str:
+        """The path of the cached file ``name``, downloaded and checked first if needed."""
+        sources = [source + name for source in self.sources] or None
+        return cached_download(self.base + name, sha256=self.sha256[name], sources=sources)
 
 
 def load_npz(op: str, path: str, keys: Sequence[str]) -> dict[str, numpy.ndarray]:

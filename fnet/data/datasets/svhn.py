@@ -3,7 +3,8 @@ Chainer does.
 
 Each split is kept as ``<root>/pfnet/chainer/svhn/train.npz`` (``test.npz``, ``extra.npz``)
 with the uint8 arrays ``x`` (32, 32, 3, N) and ``y`` (N, 1), made from the ``.mat`` files
-downloaded into ``<root>/_dl_cache`` (read with SciPy). Labels run 0-9 (the files' 10 is 0).
+downloaded into ``<root>/_dl_cache`` (checked against their published SHA-256, read with
+SciPy). Labels run 0-9 (the files' 10 is 0).
 """
 
 from __future__ import annotations
@@ -11,21 +12,30 @@ from __future__ import annotations
 import numpy
 
 from ...errors import message
-from ..download import DatasetCacheError, cached_download
-from ._cache import cached_npz, scale_images
+from ..download import DatasetCacheError
+from ._cache import Remote, cached_npz, scale_images
 from .tuple_dataset import TupleDataset
 
 __all__ = ["get_svhn"]
 
-_URL = "http://ufldl.stanford.edu/housenumbers/{}_32x32.mat"
+# The SHA-256 of the files are those of TensorFlow Datasets (tensorflow/datasets,
+# tensorflow_datasets/url_checksums/svhn_cropped.txt).
+_REMOTE = Remote(
+    "http://ufldl.stanford.edu/housenumbers/",
+    {
+        "train_32x32.mat": "435e94d69a87fde4fd4d7f3dd208dfc32cb6ae8af2240d066de1df7508d083b8",
+        "test_32x32.mat": "cdce80dfb2a2c4c6160906d0bd7c68ec5a99d7ca4831afa54f09182025b6a75b",
+        "extra_32x32.mat": "a133a4beb38a00fcdda90c9489e0c04f900b660ce8a316a5e854838379a71eb3",
+    },
+)
 
 
 def _make_npz(split: str) -> dict:
     """The arrays of a split's cache file, read from its downloaded ``.mat`` file."""
     from scipy import io
 
-    url = _URL.format(split)
-    path = cached_download(url)
+    url = f"{_REMOTE.base}{split}_32x32.mat"
+    path = _REMOTE.fetch(f"{split}_32x32.mat")
     try:
         mat = io.loadmat(path)
         return {"x": mat["X"].astype(numpy.uint8), "y": mat["y"].astype(numpy.uint8)}

@@ -7,7 +7,7 @@ optimizer state and the epoch number are saved, atomically, with ``fnet.io.save`
 continues from that checkpoint, and at the end the checkpoint is reloaded and checked to give
 the same test accuracy.
 
-    python examples/digits_mlp.py [--epochs 20] [--out result] [--resume] [--smoke]
+    python examples/digits_mlp/train.py [--epochs 20] [--out result] [--resume] [--smoke]
 """
 
 from __future__ import annotations
