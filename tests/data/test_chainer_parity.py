@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import shutil
 import subprocess
 
 import numpy
@@ -183,14 +184,10 @@ def _fill_made(root):
     for i, name in enumerate(["mnist", "fashion-mnist", "kuzushiji_mnist"]):
         splits = {"train": fake_cache.mnist_arrays(7, 10 + i), "test": fake_cache.mnist_arrays(3, 20 + i)}
         fake_cache.put_mnist_downloads(root, name, splits)
-    fake_cache.put_cifar_archive(
-        root,
-        "cifar-100",
-        {
-            "cifar-100-python/train": fake_cache.cifar_arrays(5, 30, 100),
-            "cifar-100-python/test": fake_cache.cifar_arrays(2, 31, 100),
-        },
-    )
+    # the same CIFAR-100 images in both archives: Chainer reads the python one, fnet the binary one
+    batches = fake_cache.cifar_batches("cifar-100", 5, 30)
+    fake_cache.put_cifar_python_archive(root, "cifar-100", batches)
+    fake_cache.put_cifar_archive(root, "cifar-100", batches)
     fake_cache.put_ptb_downloads(root)
 
 
@@ -277,6 +274,16 @@ def test_get_cifar10_matches_chainer(chainer_side, dataset_root, i):
     dataset_root(chainer_side["cached"])
     withlabel, ndim, scale, dtype = CIFAR_ARGS[i]
     _assert_splits(chainer_side, f"cifar{i}", fdata.get_cifar10(withlabel, ndim, scale, dtype), withlabel)
+
+
+def test_get_cifar100_reads_the_cache_file_chainer_made(chainer_side, dataset_root, tmp_path):
+    """Chainer's cifar-100.npz (made from the python archive) is read as it is: no download."""
+    directory = tmp_path / "pfnet" / "chainer" / "cifar"
+    directory.mkdir(parents=True)
+    shutil.copy(chainer_side["made_chainer"] / "pfnet" / "chainer" / "cifar" / "cifar-100.npz", directory)
+    dataset_root(tmp_path)
+    _assert_splits(chainer_side, "cifar100", fdata.get_cifar100(), True)
+    assert sorted(os.listdir(tmp_path)) == ["pfnet"] and os.listdir(directory) == ["cifar-100.npz"]
 
 
 def test_loaders_make_the_same_cache_files_as_chainer(chainer_side, dataset_root):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import pickle
 import re
 
 import numpy
@@ -25,6 +26,7 @@ from fnet.data import (
 )
 from fnet.data import download as download_module
 from fnet.data.datasets import _cache as cache_module
+from fnet.data.datasets import cifar as cifar_module
 from fnet.data.datasets import mnist as mnist_module
 
 from . import fake_cache
@@ -168,28 +170,109 @@ def test_get_cifar10_from_the_cache_file(root):
         get_cifar10(ndim=2)
 
 
-@pytest.mark.parametrize("name, loader", [("cifar-10", get_cifar10), ("cifar-100", get_cifar100)])
-def test_get_cifar_makes_the_cache_from_the_archive(root, name, loader):
-    classes = 10 if name == "cifar-10" else 100
-    if name == "cifar-10":
-        batches = [fake_cache.cifar_arrays(3, i, classes) for i in range(5)]
-        members = {f"cifar-10-batches-py/data_batch_{i + 1}": batch for i, batch in enumerate(batches)}
-        members["cifar-10-batches-py/test_batch"] = test = fake_cache.cifar_arrays(2, 9, classes)
-        train_x = numpy.concatenate([b[0] for b in batches])
-        train_y = numpy.concatenate([b[1] for b in batches])
-    else:
-        train_x, train_y = fake_cache.cifar_arrays(7, 0, classes)
-        test = fake_cache.cifar_arrays(2, 9, classes)
-        members = {"cifar-100-python/train": (train_x, train_y), "cifar-100-python/test": test}
-    fake_cache.put_cifar_archive(root, name, members)
-    train, got_test = loader(ndim=1)
-    assert len(train) == len(train_x)
-    numpy.testing.assert_array_equal(numpy.stack([ex[0] for ex in train]), _scaled(train_x))
-    assert [int(ex[1]) for ex in got_test] == [int(v) for v in test[1]]
+_CIFAR_LOADERS = [("cifar-10", get_cifar10), ("cifar-100", get_cifar100)]
+
+
+@pytest.mark.parametrize("name, loader", _CIFAR_LOADERS)
+def test_get_cifar_makes_the_cache_from_the_binary_archive(root, name, loader):
+    batches = fake_cache.cifar_batches(name, 3, 0)
+    fake_cache.put_cifar_archive(root, name, batches)
+    expected = fake_cache.cifar_cache_arrays(name, batches)
+    train, test = loader(ndim=1)
+    assert len(train) == 15 if name == "cifar-10" else len(train) == 3
+    numpy.testing.assert_array_equal(numpy.stack([ex[0] for ex in train]), _scaled(expected["train_x"]))
+    assert [int(ex[1]) for ex in train] == [int(v) for v in expected["train_y"]]
+    assert [int(ex[1]) for ex in test] == [int(v) for v in expected["test_y"]]
+    if name == "cifar-100":  # the fine labels (20 and up here), not the coarse ones (below 20)
+        assert min(int(ex[1]) for ex in train) >= 20
     with numpy.load(os.path.join(root, "pfnet", "chainer", "cifar", f"{name}.npz")) as npz:
         assert sorted(npz.files) == ["test_x", "test_y", "train_x", "train_y"]
-        assert all(npz[key].dtype == numpy.uint8 for key in npz.files)
-        numpy.testing.assert_array_equal(npz["train_y"], train_y)
+        for key in npz.files:
+            assert npz[key].dtype == numpy.uint8
+            numpy.testing.assert_array_equal(npz[key], expected[key])
+
+
+@pytest.mark.parametrize("name, loader", _CIFAR_LOADERS)
+def test_get_cifar_reads_a_record_as_label_bytes_then_red_green_blue_planes(root, name, loader):
+    red = numpy.arange(1024).reshape(32, 32) % 251  # each pixel of a row and column its own value
+    green, blue = 255 - red, numpy.full((32, 32), 7)
+    pixels = bytes(red.ravel().tolist()) + bytes(green.ravel().tolist()) + bytes(blue.ravel().tolist())
+    label_bytes = b"\x03" if name == "cifar-10" else b"\x03\x41"  # CIFAR-100: coarse 3, fine 65
+    members = dict.fromkeys(sum(fake_cache.CIFAR_MEMBERS[name], []), label_bytes + pixels)
+    fake_cache.put_download(root, fake_cache.CIFAR_URL.format(name), fake_cache.tar_gz(members))
+    train, _ = loader(scale=255.0, dtype=numpy.float64)
+    image, label = train[0]
+    numpy.testing.assert_array_equal(image, numpy.stack([red, green, blue]).astype(numpy.float64))
+    assert label == (3 if name == "cifar-10" else 65)
+
+
+@pytest.mark.parametrize("name, loader", _CIFAR_LOADERS)
+@pytest.mark.parametrize("cut", [1, 3070, "all"])
+def test_get_cifar_reports_a_member_that_is_not_whole_records(root, name, loader, cut):
+    batches = fake_cache.cifar_batches(name, 2, 0)
+    members = {member: fake_cache.cifar_records(x, labels) for member, (x, labels) in batches.items()}
+    member = fake_cache.CIFAR_MEMBERS[name][1][0]  # the test set's
+    members[member] = b"" if cut == "all" else members[member][:-cut]
+    path = fake_cache.put_download(root, fake_cache.CIFAR_URL.format(name), fake_cache.tar_gz(members))
+    record = 3073 if name == "cifar-10" else 3074
+    with pytest.raises(DatasetCacheError) as info:
+        loader()
+    text = str(info.value)
+    assert f"{loader.__name__}: the download of {fake_cache.CIFAR_URL.format(name)} ({path})" in text
+    assert f"has a member {member} of {len(members[member])} bytes" in text
+    assert f"expected a positive multiple of {record}" in text and "hint: delete it" in text
+    assert os.listdir(os.path.join(root, "pfnet", "chainer", "cifar")) == []
+
+
+def test_get_cifar_reports_an_archive_it_cannot_read(root):
+    url = fake_cache.CIFAR_URL.format("cifar-10")
+    fake_cache.put_download(root, url, b"not gzip")
+    with pytest.raises(
+        DatasetCacheError, match=r"(?s)is not a readable cifar-10 binary archive.*hint: delete it"
+    ):
+        get_cifar10()
+    batches = fake_cache.cifar_batches("cifar-10", 1, 0)
+    del batches["cifar-10-batches-bin/data_batch_4.bin"]
+    fake_cache.put_cifar_archive(root, "cifar-10", batches)
+    with pytest.raises(DatasetCacheError, match=r"binary archive: KeyError.*data_batch_4.bin"):
+        get_cifar10()
+
+
+@pytest.mark.parametrize("name, loader", _CIFAR_LOADERS)
+def test_get_cifar_never_unpickles(root, monkeypatch, name, loader):
+    def refuse(*args, **kwargs):
+        raise AssertionError("something was unpickled")
+
+    for attribute in ("load", "loads", "Unpickler"):
+        monkeypatch.setattr(pickle, attribute, refuse)
+    batches = fake_cache.cifar_batches(name, 2, 5)
+    fake_cache.put_cifar_python_archive(root, name, batches)  # there, as Chainer leaves it: not read
+    fake_cache.put_cifar_archive(root, name, batches)
+    train, _ = loader(withlabel=False, ndim=1, scale=255.0)
+    numpy.testing.assert_array_equal(train, fake_cache.cifar_cache_arrays(name, batches)["train_x"])
+    loader()  # from the cache file
+
+
+def test_get_cifar_downloads_the_published_binary_archive(root, http_server, monkeypatch):
+    base, files = http_server
+    batches = fake_cache.cifar_batches("cifar-10", 2, 3)
+    made_path = fake_cache.put_cifar_archive(root, "cifar-10", batches)
+    with open(made_path, "rb") as f:
+        files["/mirror/cifar-10-binary.tar.gz"] = archive = f.read()
+    os.remove(made_path)
+    remote = cifar_module._REMOTE._replace(sources=(f"{base}/mirror/",))
+    monkeypatch.setattr(cifar_module, "_REMOTE", remote)
+    with pytest.raises(DatasetCacheError) as info:
+        get_cifar10()
+    expected = "c4a38c50a1bc5f3a1c5537f2155ab9d68f9f25eb1ed8d9ddda3db29a59bca1dd"  # TensorFlow Datasets'
+    assert f"wrong SHA-256: expected {expected}, got {hashlib.sha256(archive).hexdigest()}" in str(info.value)
+    assert not os.path.exists(made_path)
+    sha256 = {**remote.sha256, "cifar-10-binary.tar.gz": hashlib.sha256(archive).hexdigest()}
+    monkeypatch.setattr(cifar_module, "_REMOTE", remote._replace(sha256=sha256))
+    train, test = get_cifar10(ndim=1, withlabel=False, scale=255.0)
+    numpy.testing.assert_array_equal(test, fake_cache.cifar_cache_arrays("cifar-10", batches)["test_x"])
+    with open(made_path, "rb") as f:  # cached under the MD5 of the binary archive's URL
+        assert f.read() == archive
 
 
 def test_get_svhn(root):
@@ -307,7 +390,7 @@ def test_offline_mnist_names_the_mirrors_before_the_dead_host(root):
     )
 
 
-_CHAINER_URLS = {  # every file each loader downloads, by Chainer 7.8.1's URL
+_CHAINER_URLS = {  # every file each loader downloads, by Chainer 7.8.1's URL (CIFAR: fnet's own)
     get_mnist: [fake_cache.MNIST_URLS["mnist"] + name for name in _MNIST_FILES],
     get_fashion_mnist: [fake_cache.MNIST_URLS["fashion-mnist"] + name for name in _MNIST_FILES],
     get_kuzushiji_mnist: [fake_cache.MNIST_URLS["kuzushiji_mnist"] + name for name in _MNIST_FILES],
@@ -343,14 +426,8 @@ def _fill_downloads(root) -> None:
     for name in ("mnist", "fashion-mnist", "kuzushiji_mnist"):
         splits = {"train": fake_cache.mnist_arrays(3, 0), "test": fake_cache.mnist_arrays(2, 1)}
         fake_cache.put_mnist_downloads(root, name, splits)
-    batches = {f"cifar-10-batches-py/data_batch_{i}": fake_cache.cifar_arrays(2, i, 10) for i in range(1, 6)}
-    fake_cache.put_cifar_archive(
-        root, "cifar-10", {**batches, "cifar-10-batches-py/test_batch": batches[next(iter(batches))]}
-    )
-    test = fake_cache.cifar_arrays(2, 9, 100)
-    fake_cache.put_cifar_archive(
-        root, "cifar-100", {"cifar-100-python/train": test, "cifar-100-python/test": test}
-    )
+    for name in ("cifar-10", "cifar-100"):
+        fake_cache.put_cifar_archive(root, name, fake_cache.cifar_batches(name, 2, 0))
     for split in ("train", "test", "extra"):
         fake_cache.put_svhn_download(root, split, *fake_cache.svhn_arrays(2, 0))
     fake_cache.put_ptb_downloads(root)

@@ -1,21 +1,21 @@
 """CIFAR-10 and CIFAR-100: 32x32 colour images in 10 or 100 classes, 50000 for training and
-10000 for test, downloaded and cached as Chainer does.
+10000 for test, cached where Chainer caches them.
 
 Each dataset is kept as ``<root>/pfnet/chainer/cifar/cifar-10.npz`` (``cifar-100.npz``) with
-the uint8 arrays ``train_x`` (N, 3072), ``train_y`` (N,), ``test_x`` and ``test_y``, made from
-the ``<name>-python.tar.gz`` archive downloaded into ``<root>/_dl_cache`` (and checked against
-its published SHA-256). CIFAR-100's labels are its 100 fine classes.
-
-.. warning:: The archive holds Python pickles (the dataset's own format), which are loaded
-   when the cache file is made: reading a pickle can run code. A download is only kept if it is
-   the official archive (its SHA-256 is checked), but a file put in the download cache by hand
-   or by another program is trusted as it is.
+the uint8 arrays ``train_x`` (N, 3072), ``train_y`` (N,), ``test_x`` and ``test_y``; a file
+made by Chainer is read as it is. fnet makes it from the dataset's *binary* archive,
+``<name>-binary.tar.gz``, downloaded into ``<root>/_dl_cache`` and checked against its
+published SHA-256 (Chainer reads the ``python`` archive, whose batches are pickles; fnet never
+unpickles). Each member of that archive is a run of fixed-size records: the label byte(s),
+then the 3072 pixel bytes (1024 red, 1024 green, 1024 blue, each plane row-major), which are
+a row of ``train_x`` as they stand. CIFAR-100's records hold its coarse label, then its fine
+label; the cache keeps the fine labels (100 classes), as Chainer does.
 """
 
 from __future__ import annotations
 
-import pickle
 import tarfile
+from typing import NamedTuple
 
 import numpy
 
@@ -26,54 +26,78 @@ from .tuple_dataset import TupleDataset
 
 __all__ = ["get_cifar10", "get_cifar100"]
 
-# The archives' SHA-256 are those of Keras (tensorflow/tensorflow,
-# tensorflow/python/keras/datasets/cifar10.py and cifar100.py); torchvision has the same
-# (pytorch/vision, torchvision/prototype/datasets/_builtin/cifar.py).
+# The binary archives' SHA-256 are those TensorFlow Datasets checks when it downloads them
+# (tensorflow/datasets, tensorflow_datasets/url_checksums/cifar10.txt and cifar100.txt, which
+# give 170052171 and 168513733 bytes).
 _REMOTE = Remote(
     "https://www.cs.toronto.edu/~kriz/",
     {
-        "cifar-10-python.tar.gz": "6d958be074577803d12ecdefd02955f39262c83c16fe9348329d7fe0b5c001ce",
-        "cifar-100-python.tar.gz": "85cd44d02ba6437773c5bbd22e183051d648de2e7d6b014e1ef29b855ba677a7",
+        "cifar-10-binary.tar.gz": "c4a38c50a1bc5f3a1c5537f2155ab9d68f9f25eb1ed8d9ddda3db29a59bca1dd",
+        "cifar-100-binary.tar.gz": "58a81ae192c23a4be8b1804d68e518ed807d710a4eb253b1f2a199162a40d8ec",
     },
 )
 
-# for each dataset: the archive's members of the training set, of the test set, and the label key
+_PIXELS = 3072  # bytes of an image: 3 planes of 32x32
+
+
+class _Layout(NamedTuple):
+    """A binary archive's members of the training set and of the test set, in the order of
+    their images, and the number of label bytes of a record (the last one is kept)."""
+
+    train: tuple[str, ...]
+    test: tuple[str, ...]
+    label_bytes: int
+
+
+# The CIFAR page describes the binary and the python archives as versions of the same data,
+# in files of the same names and image counts, but does not say that their images come in the
+# same order: that is assumed here (so that fnet's cache file is the one Chainer makes).
 _LAYOUT = {
-    "cifar-10": (
-        [f"cifar-10-batches-py/data_batch_{i}" for i in range(1, 6)],
-        ["cifar-10-batches-py/test_batch"],
-        "labels",
+    "cifar-10": _Layout(
+        tuple(f"cifar-10-batches-bin/data_batch_{i}.bin" for i in range(1, 6)),
+        ("cifar-10-batches-bin/test_batch.bin",),
+        1,
     ),
-    "cifar-100": (["cifar-100-python/train"], ["cifar-100-python/test"], "fine_labels"),
+    "cifar-100": _Layout(("cifar-100-binary/train.bin",), ("cifar-100-binary/test.bin",), 2),
 }
 
 
 def _make_npz(op: str, name: str) -> dict:
-    """The arrays of the cache file, read from the downloaded archive."""
-    url = f"{_REMOTE.base}{name}-python.tar.gz"
-    path = _REMOTE.fetch(f"{name}-python.tar.gz")
-    train_members, test_members, label_key = _LAYOUT[name]
+    """The arrays of the cache file, read from the downloaded binary archive."""
+    file_name = f"{name}-binary.tar.gz"
+    path = _REMOTE.fetch(file_name)
+    layout = _LAYOUT[name]
+    record = layout.label_bytes + _PIXELS
 
-    def read(archive, members):
+    def corrupt(problem: str) -> DatasetCacheError:
+        where = f"the download of {_REMOTE.base}{file_name} ({path})"
+        return DatasetCacheError(message(op, f"{where} {problem}", hint="delete it to download it again"))
+
+    def read(archive: tarfile.TarFile, members: tuple[str, ...]):
         xs, ys = [], []
         for member in members:
-            batch = pickle.load(archive.extractfile(member), encoding="latin-1")
-            xs.append(numpy.asarray(batch["data"], dtype=numpy.uint8).reshape(-1, 3072))
-            ys.append(numpy.asarray(batch[label_key], dtype=numpy.uint8))
+            stream = archive.extractfile(member)
+            if stream is None:
+                raise corrupt(f"has a member {member} that is not a file")
+            data = stream.read()
+            if not data or len(data) % record:
+                raise corrupt(
+                    f"has a member {member} of {len(data)} bytes: expected a positive multiple of "
+                    f"{record} (records of {layout.label_bytes} label byte(s) and {_PIXELS} pixel bytes)"
+                )
+            records = numpy.frombuffer(data, dtype=numpy.uint8).reshape(-1, record)
+            xs.append(records[:, layout.label_bytes :])
+            ys.append(records[:, layout.label_bytes - 1])
         return numpy.concatenate(xs), numpy.concatenate(ys)
 
     try:
         with tarfile.open(path, "r:gz") as archive:
-            train_x, train_y = read(archive, train_members)
-            test_x, test_y = read(archive, test_members)
-    except (OSError, EOFError, KeyError, tarfile.TarError, pickle.UnpicklingError) as e:
-        raise DatasetCacheError(
-            message(
-                op,
-                f"the download of {url} ({path}) is not a readable {name} archive: {e!r}",
-                hint="delete it to download it again",
-            )
-        ) from e
+            train_x, train_y = read(archive, layout.train)
+            test_x, test_y = read(archive, layout.test)
+    except DatasetCacheError:
+        raise
+    except (OSError, EOFError, KeyError, tarfile.TarError) as e:
+        raise corrupt(f"is not a readable {name} binary archive: {e!r}") from e
     return {"train_x": train_x, "train_y": train_y, "test_x": test_x, "test_y": test_y}
 
 
