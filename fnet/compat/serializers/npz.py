@@ -27,10 +27,7 @@ import os
 from collections.abc import Callable, Mapping
 from typing import Any, BinaryIO
 
-import numpy
-
 from ... import io as _io
-from ... import tree as _tree
 from ...errors import message
 from ..serializer import Deserializer, Serializer
 from ._common import host_value, is_saved_none, missing_entry, restore
@@ -119,7 +116,7 @@ class NpzDeserializer(Deserializer):
             return value
         if any(rule == key if isinstance(rule, str) else rule(key) for rule in self._rules):
             return value
-        source = f"'{self.npz.source}'" if isinstance(self.npz, _Entries) else "the npz"
+        source = f"'{self.npz.source}'" if isinstance(self.npz, _io.NpzEntries) else "the npz"
         if key not in self.npz:
             prefix = self._prefix
             prefix_hint = (
@@ -135,14 +132,6 @@ class NpzDeserializer(Deserializer):
                 "this one",
             )
         return restore("NpzDeserializer", key, value, self.npz[key], source)
-
-
-class _Entries(dict):
-    """The entries of an npz file keyed as Chainer's, with the file's name for messages."""
-
-    def __init__(self, entries: dict, source: str):
-        super().__init__(entries)
-        self.source = source
 
 
 def save_npz(file: _File, obj: Any, compression: bool = True) -> None:
@@ -175,13 +164,12 @@ def load_npz(
 
     ``path`` selects the entries under a prefix (e.g. ``'updater/model:main/'`` in a trainer
     snapshot); ``strict=False`` skips values the file lacks; ``ignore_names`` skips the named
-    entries (see ``NpzDeserializer``). Arrays are copied into ``obj``'s arrays in place; an
-    uninitialized parameter is initialized with the saved shape. A missing entry raises
-    KeyError, an array of another shape ValueError, an unsafe cast TypeError; a file that
-    cannot be read raises ``fnet.errors.CheckpointError`` (an OSError).
+    entries (see ``NpzDeserializer``). Only the entries ``obj`` asks for are read. Arrays are
+    copied into ``obj``'s arrays in place; an uninitialized parameter is initialized with the
+    saved shape; Chainer's None entries (recognised by their bytes, never unpickled) leave the
+    value as it is. A missing entry raises KeyError, an array of another shape ValueError, an
+    unsafe cast TypeError; a file or an entry that cannot be read (damaged, or holding pickled
+    objects other than None) raises ``fnet.errors.CheckpointError`` (an OSError) naming both.
     """
-    nested = _io.load_npz(file, pickled_as=numpy.asarray(None))  # Chainer pickles only None
-    entries = {_tree.path_str(p): v for p, v in _tree.flatten_with_paths(nested)}
-    source = os.fspath(file) if not hasattr(file, "read") else getattr(file, "name", "<file object>")
-    deserializer = NpzDeserializer(_Entries(entries, str(source)), path, strict, ignore_names)
-    deserializer.load(obj)
+    with _io.NpzEntries(file, "load_npz") as entries:
+        NpzDeserializer(entries, path, strict, ignore_names).load(obj)
