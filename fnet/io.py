@@ -100,20 +100,18 @@ def _fsync_directory(directory: str) -> None:
 
 # A temporary file or directory is owned by the process that holds an exclusive ``flock`` on it
 # (on its ``.lock`` file for a directory) from its creation to its rename; the kernel (or the NFS
-# server) drops the lock when that process dies, however it dies, so an unlocked temporary of the
-# exact pattern written for a target is the leftover of a killed save and the next save to that
-# target removes it. Where ``fcntl`` is missing (Windows) nothing is ever removed.
+# server) drops the lock when that process dies, however it dies. So an unlocked temporary file
+# of the exact pattern written for a target is the leftover of a killed save, which the next save
+# to that target removes; and so is an unlocked temporary directory (``.tmpNAME.<16 hex digits>``
+# holding a ``.lock`` file), which the next writer of any file in that directory removes, since a
+# snapshot's next file has another name. Where ``fcntl`` is missing (Windows) nothing is removed.
 _DIRECTORY_LOCK = ".lock"
+_TEMP_DIRECTORY = r"\.tmp.+\.[0-9a-f]{16}"
 
 
 def _temp_file_pattern(name: str) -> str:
     """The names ``_atomic_write`` gives its temporary files for the file ``name``."""
     return rf"\.{re.escape(name)}\.[0-9a-f]{{16}}\.tmp"
-
-
-def _temp_directory_pattern(name: str) -> str:
-    """The names ``_temp_directory`` gives its temporary directories for the file ``name``."""
-    return rf"\.tmp{re.escape(name)}\.[0-9a-f]{{16}}"
 
 
 def _hold(fd: int) -> None:
@@ -141,23 +139,36 @@ def _abandoned(lock_path: str) -> bool:
         os.close(fd)
 
 
-def _remove_abandoned_temps(directory: str, name: str) -> None:
-    """Remove the temporary files and directories of killed saves of ``directory/name``: only
-    entries whose names fully match the patterns written for ``name``, and only unlocked ones."""
-    files, directories = _temp_file_pattern(name), _temp_directory_pattern(name)
+def _entries(directory: str) -> list[os.DirEntry]:
     try:
-        entries = list(os.scandir(directory))
+        return list(os.scandir(directory))
     except OSError:
-        return
-    for entry in entries:
-        if re.fullmatch(files, entry.name) and entry.is_file(follow_symlinks=False):
+        return []
+
+
+def _remove_abandoned_temp_files(directory: str, name: str) -> None:
+    """Remove the temporary files that killed saves of ``directory/name`` left: only files whose
+    names fully match the pattern written for ``name``, not empty, and that no process holds."""
+    pattern = _temp_file_pattern(name)
+    for entry in _entries(directory):
+        if re.fullmatch(pattern, entry.name) and entry.is_file(follow_symlinks=False):
             # a file is locked before its first byte is written: an empty one may be about to be
             if entry.stat(follow_symlinks=False).st_size and _abandoned(entry.path):
                 with contextlib.suppress(OSError):
                     os.unlink(entry.path)
-        elif re.fullmatch(directories, entry.name) and entry.is_dir(follow_symlinks=False):
-            if _abandoned(os.path.join(entry.path, _DIRECTORY_LOCK)):
-                shutil.rmtree(entry.path, ignore_errors=True)
+
+
+def _remove_abandoned_temp_directories(directory: str) -> None:
+    """Remove the temporary directories that killed writes left in ``directory``: only those
+    named as ``_temp_directory`` names them, with a lock file that no process holds, or empty
+    (a write killed as it made or removed its directory; ``rmdir`` leaves a non-empty one)."""
+    for entry in _entries(directory):
+        if re.fullmatch(_TEMP_DIRECTORY, entry.name) and entry.is_dir(follow_symlinks=False):
+            try:
+                os.rmdir(entry.path)
+            except OSError:  # not empty
+                if _abandoned(os.path.join(entry.path, _DIRECTORY_LOCK)):
+                    shutil.rmtree(entry.path, ignore_errors=True)
 
 
 def _cannot_write(op: str, path: _File, error: OSError, hint: str) -> CheckpointError:
@@ -175,7 +186,7 @@ def _atomic_write(op: str, path: _File, write: Callable[[BinaryIO], object]) -> 
     """
     target = os.path.realpath(os.fspath(path))
     directory, name = os.path.split(target)
-    _remove_abandoned_temps(directory, name)
+    _remove_abandoned_temp_files(directory, name)
     temp = os.path.join(directory, f".{name}.{secrets.token_hex(8)}.tmp")
     try:
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
@@ -204,11 +215,11 @@ def _temp_directory(path: _File) -> Iterator[str]:
     """A new directory beside ``path`` (``.tmpNAME.<16 hex digits>``), owned by this process
     while the block runs and removed after it, for a writer that renames a file out of it.
 
-    Temporary directories of earlier writes to ``path`` that were killed are removed first.
+    The temporary directories that killed writes left in that directory are removed first.
     """
     directory, name = os.path.split(os.path.abspath(os.fspath(path)))
     os.makedirs(directory, exist_ok=True)
-    _remove_abandoned_temps(directory, name)
+    _remove_abandoned_temp_directories(directory)
     temp = os.path.join(directory, f".tmp{name}.{secrets.token_hex(8)}")
     os.mkdir(temp, 0o700)
     try:

@@ -5,7 +5,7 @@ object (a dict of arrays, as ``DictionarySerializer`` makes it). Every built-in 
 atomically: the save function writes into a temporary directory next to the final file, which
 is then renamed over it (``os.replace``) once the data is on disk. A crash or an error in the
 middle of a write therefore leaves the previous file whole; the folder a killed write leaves
-(``.tmpFILENAME.<16 hex digits>``) is removed by the next write of that file.
+(``.tmpFILENAME.<16 hex digits>``) is removed by the next write in that directory.
 
 ``SimpleWriter`` writes in the calling thread; ``ThreadWriter`` and ``ProcessWriter`` start one
 thread or process per snapshot (waiting for the previous one first); ``ThreadQueueWriter`` and
@@ -61,8 +61,8 @@ def write_atomically(filename: str, outdir: str, target: Any, savefun: _SaveFun 
     The save function writes into a fresh temporary directory in the destination's directory
     (under the final file name, so that functions that look at the suffix behave as usual); the
     file is flushed to disk and renamed over the destination. On any error the destination is
-    untouched and the temporary directory is removed; the temporary directories that killed
-    writes of this file left behind (``.tmpFILENAME.<16 hex digits>``, owned by no live process)
+    untouched and the temporary directory is removed. The temporary directories that killed
+    writes left in that directory (``.tmpFILENAME.<16 hex digits>``, owned by no live process)
     are removed first.
     """
     savefun = _default_savefun() if savefun is None else savefun

@@ -212,9 +212,14 @@ snapshot_writers.SimpleWriter(savefun=stall)("snapshot_iter_1", sys.argv[1], {})
 
 @pytest.mark.skipif(sys.platform == "win32", reason="temporary folders are owned through fcntl locks")
 def test_the_next_write_removes_the_folders_of_killed_writes_and_only_those(tmp_path):
+    # folders of other names, and one with a user's file but no lock file: not fnet's
     decoys = [".tmpsnapshot_iter_10.0123456789abcdef", ".tmpsnapshot_iter_1.backup", ".tmpsnapshot_iter_1x"]
     for name in decoys:
         (tmp_path / name).mkdir()
+        (tmp_path / name / "notes").touch()
+    (tmp_path / ".tmpsnapshot_iter_0.fedcba9876543210").mkdir()  # a write killed after its rename
+    (tmp_path / ".tmpsnapshot_iter_0.fedcba9876543210" / ".lock").touch()
+    (tmp_path / ".tmpsnapshot_iter_0.0123456789abcdef").mkdir()  # killed as it removed its folder
     children = [
         subprocess.Popen(
             [sys.executable, "-c", STALLED_WRITE, str(tmp_path)], stdout=subprocess.PIPE, text=True
