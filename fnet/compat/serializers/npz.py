@@ -32,7 +32,7 @@ from ...errors import message
 from ..serializer import Deserializer, Serializer
 from ._common import host_value, is_saved_none, missing_entry, restore
 
-__all__ = ["DictionarySerializer", "NpzDeserializer", "save_npz", "load_npz"]
+__all__ = ["DictionarySerializer", "NpzDeserializer", "serialize", "save_npz", "load_npz"]
 
 _File = str | os.PathLike | BinaryIO
 IgnoreNames = str | Callable[[str], bool] | list | tuple | None
@@ -142,7 +142,7 @@ def save_npz(file: _File, obj: Any, compression: bool = True) -> None:
     (an uninitialized parameter) are left out of the file: Chainer writes them as pickled
     objects, and fnet never pickles.
     """
-    target = obj if isinstance(obj, dict) else _serialize(obj)
+    target = obj if isinstance(obj, dict) else serialize(obj)
     entries = {}
     for key, value in target.items():
         array = host_value(value)
@@ -151,7 +151,17 @@ def save_npz(file: _File, obj: Any, compression: bool = True) -> None:
     _io.save_npz(file, entries, compression=compression)
 
 
-def _serialize(obj: Any) -> dict:
+def serialize(obj: Any) -> dict:
+    """The dict of host arrays that ``obj.serialize`` gives a ``DictionarySerializer`` (what
+    ``save_npz`` writes), keyed by Chainer's paths.
+
+    >>> import numpy
+    >>> class Counter:
+    ...     def serialize(self, serializer):
+    ...         serializer("count", 3)
+    >>> serialize(Counter())
+    {'count': array(3)}
+    """
     serializer = DictionarySerializer()
     serializer.save(obj)
     return serializer.target
