@@ -19,14 +19,19 @@ an array is ``{"kind": "ndarray", "dtype": "<f4", "shape": [...], "data": raw C-
 (``"scalar"`` for a NumPy scalar), a complex number is ``{"kind": "complex", ...}``, and bools,
 ints, floats, strings and bytes are msgpack values. Loading decodes only these plain values, so
 an untrusted file can never run code. Writes are atomic: the file is written under a temporary
-name in the same directory, flushed to disk, and renamed over the old one, so a crash or an
-error never leaves a half-written checkpoint, and the previous file stays intact until the new
-one is complete. Every problem with a file raises ``fnet.errors.CheckpointError`` (an
-``OSError``) naming the file and what is wrong; a file that does not fit ``like`` (structure,
-shapes, dtypes) is such a problem too, and the message names the first path that differs.
+name in the same directory (``.NAME.<16 hex digits>.tmp``), flushed to disk, and renamed over
+the old one, so a crash or an error never leaves a half-written checkpoint, and the previous
+file stays intact until the new one is complete. The writing process holds a lock on its
+temporary file; the next save to the same path removes the temporary files that no live process
+holds (those of saves killed by kill -9 or a power cut), and nothing else. Every problem with a
+file raises ``fnet.errors.CheckpointError`` (an ``OSError``) naming the file and what is wrong;
+a file that does not fit ``like`` (structure, shapes, dtypes) is such a problem too, and the
+message names the first path that differs.
 
 ``save_npz`` / ``load_npz`` use NumPy's npz with Chainer's keys (``predictor/l1/W``): files
 written by Chainer's ``serializers.save_npz`` load here, and files written here load in Chainer.
+``open_npz`` reads the entries of an npz one by one, when asked for; sizes are checked before
+anything is allocated, and an entry that cannot be read raises ``CheckpointError`` naming it.
 
 >>> import os, tempfile, numpy
 >>> path = os.path.join(tempfile.mkdtemp(), "model.ckpt")
@@ -37,24 +42,32 @@ written by Chainer's ``serializers.save_npz`` load here, and files written here 
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import math
 import os
+import re
 import secrets
+import shutil
 import struct
 import zipfile
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, BinaryIO
 
 import msgpack
 import numpy
 
+try:
+    import fcntl
+except ImportError:  # not on Windows: temporary files of killed saves stay there
+    fcntl = None
+
 from . import backend
 from . import tree as _tree
 from .errors import CheckpointError, DTypeError, InvalidInputError, aval, message
 
-__all__ = ["save", "load", "save_npz", "load_npz"]
+__all__ = ["save", "load", "save_npz", "load_npz", "open_npz", "NpzEntries"]
 
 _MAGIC = b"\x89FNET\r\n\x1a"
 _VERSION = 1
@@ -63,6 +76,7 @@ _CHECKED = slice(8, 20)  # the header bytes the CRC covers (version and length)
 _ARRAY_KINDS = "biufc"  # bool, signed and unsigned ints, floats, complex: raw bytes say it all
 _NPZ_KINDS = _ARRAY_KINDS + "US"  # npz also holds strings (Chainer's logs), still without pickling
 _INT_RANGE = (-(2**63), 2**64)  # what a msgpack integer holds
+_MAX_DEPTH = 256  # how deeply a saved tree may nest (the msgpack payload nests twice as deep)
 
 _DICT, _LIST, _TUPLE, _NONE = (_tree.structure(x).node for x in ({}, [], (), None))
 
@@ -84,40 +98,139 @@ def _fsync_directory(directory: str) -> None:
         os.close(fd)
 
 
+# A temporary file or directory is owned by the process that holds an exclusive ``flock`` on it
+# (on its ``.lock`` file for a directory) from its creation to its rename; the kernel (or the NFS
+# server) drops the lock when that process dies, however it dies. So an unlocked temporary file
+# of the exact pattern written for a target is the leftover of a killed save, which the next save
+# to that target removes; and so is an unlocked temporary directory (``.tmpNAME.<16 hex digits>``
+# holding a ``.lock`` file), which the next writer of any file in that directory removes, since a
+# snapshot's next file has another name. Where ``fcntl`` is missing (Windows) nothing is removed.
+_DIRECTORY_LOCK = ".lock"
+_TEMP_DIRECTORY = r"\.tmp.+\.[0-9a-f]{16}"
+
+
+def _temp_file_pattern(name: str) -> str:
+    """The names ``_atomic_write`` gives its temporary files for the file ``name``."""
+    return rf"\.{re.escape(name)}\.[0-9a-f]{{16}}\.tmp"
+
+
+def _hold(fd: int) -> None:
+    """Mark the file open as ``fd`` as owned by this process for as long as ``fd`` is open."""
+    if fcntl is not None:
+        with contextlib.suppress(OSError):  # no locks on this file system: the file is never removed
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
+def _abandoned(lock_path: str) -> bool:
+    """Whether no live process holds the lock of ``_hold`` on ``lock_path`` (False when unsure)."""
+    if fcntl is None:
+        return False
+    try:
+        fd = os.open(lock_path, os.O_RDWR | getattr(os, "O_NOFOLLOW", 0))  # NFS locks need write access
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return False  # held by its writer (or locks are not supported here)
+    else:
+        return True
+    finally:
+        os.close(fd)
+
+
+def _entries(directory: str) -> list[os.DirEntry]:
+    try:
+        return list(os.scandir(directory))
+    except OSError:
+        return []
+
+
+def _remove_abandoned_temp_files(directory: str, name: str) -> None:
+    """Remove the temporary files that killed saves of ``directory/name`` left: only files whose
+    names fully match the pattern written for ``name``, not empty, and that no process holds."""
+    pattern = _temp_file_pattern(name)
+    for entry in _entries(directory):
+        if re.fullmatch(pattern, entry.name) and entry.is_file(follow_symlinks=False):
+            # a file is locked before its first byte is written: an empty one may be about to be
+            if entry.stat(follow_symlinks=False).st_size and _abandoned(entry.path):
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
+
+
+def _remove_abandoned_temp_directories(directory: str) -> None:
+    """Remove the temporary directories that killed writes left in ``directory``: only those
+    named as ``_temp_directory`` names them, with a lock file that no process holds, or empty
+    (a write killed as it made or removed its directory; ``rmdir`` leaves a non-empty one)."""
+    for entry in _entries(directory):
+        if re.fullmatch(_TEMP_DIRECTORY, entry.name) and entry.is_dir(follow_symlinks=False):
+            try:
+                os.rmdir(entry.path)
+            except OSError:  # not empty
+                if _abandoned(os.path.join(entry.path, _DIRECTORY_LOCK)):
+                    shutil.rmtree(entry.path, ignore_errors=True)
+
+
+def _cannot_write(op: str, path: _File, error: OSError, hint: str) -> CheckpointError:
+    return CheckpointError(
+        message(op, f"cannot write '{os.fspath(path)}': {error.strerror or error}", hint=hint)
+    )
+
+
 def _atomic_write(op: str, path: _File, write: Callable[[BinaryIO], object]) -> None:
-    """Write a file through ``write(f)`` so that ``path`` is either the old file or the whole new one."""
+    """Write a file through ``write(f)`` so that ``path`` is either the old file or the whole new one.
+
+    The data goes to a temporary file beside ``path`` (``.NAME.<16 hex digits>.tmp``), which is
+    flushed to disk and renamed over ``path``. Temporary files of earlier saves to ``path`` that
+    were killed are removed first.
+    """
     target = os.path.realpath(os.fspath(path))
     directory, name = os.path.split(target)
+    _remove_abandoned_temp_files(directory, name)
     temp = os.path.join(directory, f".{name}.{secrets.token_hex(8)}.tmp")
     try:
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
     except OSError as e:
-        raise CheckpointError(
-            message(
-                op,
-                f"cannot write '{os.fspath(path)}': {e.strerror}",
-                hint="the directory must exist and be writable",
-            )
-        ) from e
+        raise _cannot_write(op, path, e, "the directory must exist and be writable") from e
     try:
+        _hold(fd)
         with os.fdopen(fd, "wb") as f:
             write(f)
             f.flush()
             os.fsync(f.fileno())
-        os.replace(temp, target)
+            os.replace(temp, target)  # while the lock is held, so that no one takes it for a leftover
     except BaseException as e:
         with contextlib.suppress(OSError):
             os.unlink(temp)
         if isinstance(e, OSError):
-            raise CheckpointError(
-                message(
-                    op,
-                    f"cannot write '{os.fspath(path)}': {e.strerror or e}",
-                    hint="the previous file, if any, is unchanged; check the free space and the path",
-                )
+            raise _cannot_write(
+                op, path, e, "the previous file, if any, is unchanged; check the free space and the path"
             ) from e
         raise
     _fsync_directory(directory)
+
+
+@contextlib.contextmanager
+def _temp_directory(path: _File) -> Iterator[str]:
+    """A new directory beside ``path`` (``.tmpNAME.<16 hex digits>``), owned by this process
+    while the block runs and removed after it, for a writer that renames a file out of it.
+
+    The temporary directories that killed writes left in that directory are removed first.
+    """
+    directory, name = os.path.split(os.path.abspath(os.fspath(path)))
+    os.makedirs(directory, exist_ok=True)
+    _remove_abandoned_temp_directories(directory)
+    temp = os.path.join(directory, f".tmp{name}.{secrets.token_hex(8)}")
+    os.mkdir(temp, 0o700)
+    try:
+        fd = os.open(os.path.join(temp, _DIRECTORY_LOCK), os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            _hold(fd)
+            yield temp
+        finally:
+            os.close(fd)
+    finally:
+        shutil.rmtree(temp, ignore_errors=True)
 
 
 def _at(where: str) -> str:
@@ -176,6 +289,14 @@ def _encode_leaf(op: str, where: str, leaf):
 def _encode_structure(op: str, obj, structure: _tree.Structure, path: tuple, on_leaf: Callable) -> dict:
     """The payload description of ``obj`` (of fnet.tree ``structure``); ``on_leaf(path, leaf)`` per leaf."""
     node = structure.node
+    if len(path) > _MAX_DEPTH:
+        raise InvalidInputError(
+            message(
+                op,
+                f"the tree nests deeper than {_MAX_DEPTH} levels (at '{_tree.path_str(path[:4])}/...')",
+                hint=f"checkpoints hold trees up to {_MAX_DEPTH} levels deep; flatten the deeper parts",
+            )
+        )
     if node is None:
         on_leaf(path, obj)
         return {"node": "leaf"}
@@ -329,8 +450,10 @@ class _Reader:
         """The file's structure description and its encoded leaves, checked for consistency."""
         try:
             content = msgpack.unpackb(self.payload(), raw=False, strict_map_key=True)
+        except msgpack.exceptions.StackError as e:
+            raise self.corrupt("its payload nests deeper than msgpack reads") from e
         except (ValueError, TypeError) as e:
-            raise self.corrupt(f"its payload is not valid msgpack ({e})") from e
+            raise self.corrupt(f"its payload is not valid msgpack ({type(e).__name__}: {e})") from e
         if not isinstance(content, dict) or set(content) != {"structure", "leaves"}:
             raise self.corrupt("its payload is not a map of 'structure' and 'leaves'")
         structure, leaves = content["structure"], content["leaves"]
@@ -373,6 +496,10 @@ class _Reader:
 
     def collect_paths(self, node, path: tuple, out: list) -> None:
         """Check a structure description and list its leaf paths, in order."""
+        if len(path) > _MAX_DEPTH:
+            raise self.corrupt(
+                f"its structure nests deeper than {_MAX_DEPTH} levels, which io.save never writes"
+            )
         keys = self.node_keys(node, path)
         if node["node"] == "leaf":
             out.append(_tree.path_str(path))
@@ -404,8 +531,20 @@ class _Reader:
             or len(data) != math.prod(shape) * dtype.itemsize
         ):
             raise self.corrupt(f"the array at {_at(where)} has a bad dtype, shape or size")
-        array = numpy.frombuffer(data, dtype).reshape(shape).copy()
-        return array[()] if scalar else array
+        try:
+            array = numpy.frombuffer(data, dtype).reshape(shape)
+        except ValueError as e:  # more dimensions than NumPy holds, or a size past its index range
+            raise self.corrupt(
+                f"the array at {_at(where)} has a shape NumPy cannot hold ({_shape(shape)}: {e})"
+            ) from e
+        return array[()].copy() if scalar else array.copy()
+
+
+def _shape(shape: list) -> str:
+    """A shape for messages, shortened when it has many dimensions."""
+    if len(shape) <= 8:
+        return f"shape {tuple(shape)}"
+    return f"{len(shape)} dimensions, shape ({', '.join(map(str, shape[:4]))}, ...)"
 
 
 def _rebuild(reader: _Reader, node: dict, path: tuple, values: dict):
@@ -509,9 +648,6 @@ def load(path: _File, like: Any = None) -> Any:
 # -- npz, with Chainer's keys -------------------------------------------------------------------
 
 
-_PICKLED = object()  # an npz entry that holds pickled Python objects (Chainer writes None so)
-
-
 def save_npz(file: _File | BinaryIO, params: Any, compression: bool = True) -> None:
     """Save a params tree as npz, keyed like Chainer's ``serializers.save_npz`` (``l1/W``).
 
@@ -545,59 +681,243 @@ def save_npz(file: _File | BinaryIO, params: Any, compression: bool = True) -> N
         _atomic_write(op, file, write)
 
 
-_NPY_HEADERS = {
-    (1, 0): numpy.lib.format.read_array_header_1_0,
-    (2, 0): numpy.lib.format.read_array_header_2_0,
-}
+# Chainer's DictionarySerializer keeps None (an uninitialized parameter) as numpy.asarray(None),
+# which numpy.savez pickles. These are the exact pickles NumPy writes for it: protocol 2 (NumPy
+# before 1.16), 3 (NumPy 1.16 and later) and 4 (recent NumPy 2), naming NumPy 1's module
+# numpy.core or NumPy 2's numpy._core. An object entry is read as None when its bytes are one of
+# them; it is never unpickled, and any other object entry is an error.
+_NONE_PROTOCOL_2 = (
+    b"\x80\x02cnumpy.core.multiarray\n_reconstruct\nq\x00cnumpy\nndarray\nq\x01K\x00\x85q\x02c_codecs\n"
+    b"encode\nq\x03X\x01\x00\x00\x00bq\x04X\x06\x00\x00\x00latin1q\x05\x86q\x06Rq\x07\x87q\x08Rq\t(K\x01)"
+    b"cnumpy\ndtype\nq\nX\x02\x00\x00\x00O8q\x0b\x89\x88\x87q\x0cRq\r(K\x03X\x01\x00\x00\x00|q\x0eNNN"
+    b"J\xff\xff\xff\xffJ\xff\xff\xff\xffK?tq\x0fb\x89]q\x10Natq\x11b."
+)
+_NONE_PROTOCOL_3 = (
+    b"\x80\x03cnumpy.core.multiarray\n_reconstruct\nq\x00cnumpy\nndarray\nq\x01K\x00\x85q\x02C\x01bq\x03"
+    b"\x87q\x04Rq\x05(K\x01)cnumpy\ndtype\nq\x06X\x02\x00\x00\x00O8q\x07\x89\x88\x87q\x08Rq\t(K\x03"
+    b"X\x01\x00\x00\x00|q\nNNNJ\xff\xff\xff\xffJ\xff\xff\xff\xffK?tq\x0bb\x89]q\x0cNatq\rb."
+)
+_NONE_PROTOCOL_4 = (
+    b"\x80\x04\x95\x87\x00\x00\x00\x00\x00\x00\x00\x8c\x16numpy._core.multiarray\x94\x8c\x0c_reconstruct"
+    b"\x94\x93\x94\x8c\x05numpy\x94\x8c\x07ndarray\x94\x93\x94K\x00\x85\x94C\x01b\x94\x87\x94R\x94(K\x01)"
+    b"h\x03\x8c\x05dtype\x94\x93\x94\x8c\x02O8\x94\x89\x88\x87\x94R\x94(K\x03\x8c\x01|\x94NNNJ\xff\xff\xff"
+    b"\xffJ\xff\xff\xff\xffK?t\x94b\x89]\x94Nat\x94b."
+)
+_SAVED_NONE = frozenset(
+    [_NONE_PROTOCOL_4]
+    + [
+        pickled.replace(b"cnumpy.core.", module)  # in protocols 2 and 3 a module name is plain text
+        for pickled in (_NONE_PROTOCOL_2, _NONE_PROTOCOL_3)
+        for module in (b"cnumpy.core.", b"cnumpy._core.")
+    ]
+)
+_NPY_MAGIC = b"\x93NUMPY"
+_NPY_HEADER_LENGTH = {1: struct.Struct("<H"), 2: struct.Struct("<I"), 3: struct.Struct("<I")}
+_NPY_MAX_HEADER = 10_000  # NumPy's own limit on the header of an npy file
+_NPY_MAX_NDIM = 64  # NumPy 2's limit (NumPy 1 holds 32: more raises when the array is made)
+_DEFLATE_MAX_RATIO = 1032  # deflate never expands a byte of compressed data into more than this
+_READ_CHUNK = 1 << 20  # bytes decompressed at a time into the array
 
 
-def _read_npy(reader: _Reader, name: str, member: BinaryIO):
-    """One array of an npz (without unpickling anything), or ``_PICKLED``."""
-    read_header = _NPY_HEADERS.get(numpy.lib.format.read_magic(member))
-    if read_header is None:
-        raise reader.error(f"holds '{name}' in an npy version this fnet does not read", "save it again")
-    shape, fortran_order, dtype = read_header(member)
-    if dtype.hasobject:
-        return _PICKLED
-    size = math.prod(shape) * dtype.itemsize
-    data = member.read(size)
-    if len(data) != size or member.read():  # reading to the end also checks the zip CRC
-        raise reader.error(
-            f"holds '{name}' with a size that does not match its header", "the file is corrupt"
+class _Entry:
+    """One ``.npy`` member of an npz, read after checking what its zip and npy headers declare."""
+
+    def __init__(self, reader: _Reader, archive: zipfile.ZipFile, key: str, info: zipfile.ZipInfo):
+        self.reader, self.archive, self.key, self.info = reader, archive, key, info
+
+    def error(self, problem: str, hint: str = "the file is damaged, or was not written by NumPy or fnet"):
+        return self.reader.error(f"cannot be read at entry '{self.key}': {problem}", hint)
+
+    def read(self):
+        """The entry's array, or None for Chainer's saved None."""
+        info = self.info
+        if info.flag_bits & 0x1:
+            raise self.error("it is encrypted", "npz files are never encrypted: save the file again")
+        if info.compress_type == zipfile.ZIP_STORED:
+            limit = info.compress_size
+        elif info.compress_type == zipfile.ZIP_DEFLATED:
+            limit = info.compress_size * _DEFLATE_MAX_RATIO
+        else:
+            raise self.error(
+                f"it uses zip compression method {info.compress_type}",
+                "npz members are stored or deflated (numpy.savez, numpy.savez_compressed)",
+            )
+        if info.file_size > limit:
+            raise self.error(
+                f"it declares {info.file_size} bytes made of {info.compress_size} compressed bytes"
+            )
+        try:
+            with self.archive.open(info) as member:
+                return self.read_npy(member)
+        except CheckpointError:
+            raise
+        except (OSError, EOFError, ValueError, zipfile.BadZipFile, zlib.error, NotImplementedError) as e:
+            raise self.error(f"{type(e).__name__}: {e}") from e
+
+    def read_npy(self, member: BinaryIO):
+        shape, fortran_order, dtype, header_size = self.header(member)
+        size = self.info.file_size - header_size
+        if dtype.hasobject:
+            return self.saved_none(member, shape, size)
+        nbytes = math.prod(shape) * dtype.itemsize
+        if nbytes != size:
+            raise self.error(
+                f"its header declares {_shape(list(shape))} of {dtype} ({nbytes} bytes), but it holds {size}"
+            )
+        try:
+            array = numpy.empty(shape, dtype, order="F" if fortran_order else "C")
+        except ValueError as e:  # more dimensions than this NumPy holds
+            raise self.error(f"NumPy cannot make an array of {_shape(list(shape))}: {e}") from e
+        buffer = memoryview(array.reshape(-1, order="A").view(numpy.uint8)) if nbytes else memoryview(b"")
+        filled = 0
+        while filled < nbytes:
+            chunk = member.read(min(nbytes - filled, _READ_CHUNK))
+            if not chunk:
+                raise self.error(f"it ends after {filled} of its {nbytes} bytes of data")
+            buffer[filled : filled + len(chunk)] = chunk
+            filled += len(chunk)
+        if member.read(1):  # also completes the zip's CRC check
+            raise self.error("it holds more data than its header declares")
+        return array
+
+    def header(self, member: BinaryIO) -> tuple[tuple, bool, numpy.dtype, int]:
+        """The shape, order and dtype the npy header declares, and the header's size in bytes."""
+        start = member.read(len(_NPY_MAGIC) + 2)
+        if len(start) < len(_NPY_MAGIC) + 2 or start[: len(_NPY_MAGIC)] != _NPY_MAGIC:
+            raise self.error("it is not an npy array (no npy magic bytes)")
+        major = start[len(_NPY_MAGIC)]
+        length_field = _NPY_HEADER_LENGTH.get(major)
+        if length_field is None:
+            raise self.error(f"it has npy format version {major}.{start[-1]}, which this fnet does not read")
+        field = member.read(length_field.size)
+        if len(field) != length_field.size:
+            raise self.error("its npy header is cut short")
+        (length,) = length_field.unpack(field)
+        if length > _NPY_MAX_HEADER:
+            raise self.error(
+                f"its npy header is {length} bytes long (NumPy writes at most {_NPY_MAX_HEADER})"
+            )
+        text = member.read(length)
+        if len(text) != length:
+            raise self.error("its npy header is cut short")
+        header = self.parse(text.decode("utf-8" if major == 3 else "latin-1"))
+        return (*header, len(start) + length_field.size + length)
+
+    def parse(self, text: str) -> tuple[tuple, bool, numpy.dtype]:
+        """The checked fields of an npy header, a Python dict literal (never evaluated as code)."""
+        try:
+            fields = ast.literal_eval(text)
+        except (ValueError, SyntaxError, TypeError, RecursionError):
+            try:  # NumPy on Python 2 wrote long ints with an L: 3L
+                fields = ast.literal_eval(re.sub(r"(?<=\d)L\b", "", text))
+            except (ValueError, SyntaxError, TypeError, RecursionError) as e:
+                raise self.error(f"its npy header is not a Python dict literal: {text.strip()[:80]!r}") from e
+        if not isinstance(fields, dict) or set(fields) != {"descr", "fortran_order", "shape"}:
+            raise self.error(
+                f"its npy header is not a dict of descr, fortran_order and shape: {text.strip()[:80]!r}"
+            )
+        shape, fortran_order, descr = fields["shape"], fields["fortran_order"], fields["descr"]
+        if (
+            not isinstance(shape, tuple)
+            or len(shape) > _NPY_MAX_NDIM
+            or not all(type(d) is int and 0 <= d < 2**63 for d in shape)
+        ):
+            shown = _shape(list(shape)) if isinstance(shape, tuple) else repr(shape)[:80]
+            raise self.error(f"its npy header has a bad shape: {shown}")
+        if type(fortran_order) is not bool:
+            raise self.error(f"its npy header has a bad fortran_order: {fortran_order!r}")
+        dtype = None
+        if isinstance(descr, str):
+            with contextlib.suppress(TypeError, ValueError):
+                dtype = numpy.dtype(descr)
+        if dtype is None or (dtype.kind not in _NPZ_KINDS and not dtype.hasobject):
+            raise self.error(
+                f"its npy header has dtype {descr!r}"[:120],
+                "checkpoints hold bool, int, uint, float, complex and string arrays",
+            )
+        return shape, fortran_order, dtype
+
+    def saved_none(self, member: BinaryIO, shape: tuple, size: int) -> None:
+        """None, if the object entry is exactly Chainer's saved None (it is never unpickled)."""
+        if shape == () and size <= max(map(len, _SAVED_NONE)) and member.read(size + 1) in _SAVED_NONE:
+            return None
+        raise self.error(
+            "it holds pickled Python objects",
+            "fnet never unpickles: only Chainer's None entries (uninitialized parameters) are read; "
+            "save the values as arrays of numbers or strings",
         )
-    return numpy.frombuffer(data, dtype).reshape(shape, order="F" if fortran_order else "C").copy(order="A")
 
 
-def _read_npz(reader: _Reader, file) -> dict[str, Any]:
-    try:
-        with zipfile.ZipFile(file) as archive:
-            entries = {}
-            for name in archive.namelist():
-                if name.endswith(".npy"):
-                    with archive.open(name) as member:
-                        entries[name[: -len(".npy")]] = _read_npy(reader, name, member)
-            return entries
-    except CheckpointError:
-        raise
-    except (OSError, EOFError, ValueError, zipfile.BadZipFile, zlib.error) as e:
-        raise reader.error(
-            f"is not a readable npz file ({e})", "check the path; the file may be damaged"
-        ) from e
+class NpzEntries(Mapping):
+    """The entries of an npz file by key (the member's name without ``.npy``), each read when it
+    is asked for; ``open_npz`` makes it. ``source`` names the file in messages."""
+
+    def __init__(self, file: _File | BinaryIO, op: str):
+        self.source = os.fspath(file) if not hasattr(file, "read") else str(getattr(file, "name", "<file>"))
+        self._reader = _Reader(op, self.source)
+        try:
+            self._archive = zipfile.ZipFile(file)
+        except (OSError, EOFError, ValueError, zipfile.BadZipFile, NotImplementedError) as e:
+            raise self._reader.error(
+                f"is not a readable npz file ({type(e).__name__}: {e})",
+                "check the path; the file may be damaged",
+            ) from e
+        self._members: dict[str, zipfile.ZipInfo] = {}
+        for info in self._archive.infolist():
+            if info.filename.endswith(".npy"):
+                key = info.filename[: -len(".npy")]
+                if key in self._members:
+                    self._archive.close()
+                    raise self._reader.error(f"holds the entry '{key}' twice", "the file is damaged")
+                self._members[key] = info
+
+    def __getitem__(self, key: str):
+        return _Entry(self._reader, self._archive, key, self._members[key]).read()
+
+    def __contains__(self, key) -> bool:
+        return key in self._members
+
+    def __iter__(self):
+        return iter(self._members)
+
+    def __len__(self) -> int:
+        return len(self._members)
+
+    def close(self) -> None:
+        """Close the file (a file object given to ``open_npz`` stays open)."""
+        self._archive.close()
+
+    def __enter__(self) -> NpzEntries:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
 
 
-def _pickled(reader: _Reader, key: str) -> CheckpointError:
-    return reader.error(
-        f"holds '{key}' as pickled Python objects (Chainer writes None for an uninitialized parameter)",
-        "fnet never unpickles; pass like= a tree without that entry to skip it",
-    )
+def open_npz(file: _File | BinaryIO) -> NpzEntries:
+    """Open an npz file as a read-only mapping from its keys to their arrays, read when asked for.
+
+    Nothing is read but the list of entries until an entry is asked for; then only that entry
+    is decompressed, after its declared sizes are checked against each other. An entry holding
+    Chainer's None (a pickled ``numpy.asarray(None)``, recognised by its exact bytes, never
+    unpickled) reads as None. Every problem raises ``CheckpointError`` naming the file and the
+    entry: a damaged or non-npy member, an unknown compression, an object entry other than
+    None, sizes that do not agree. Use it as a context manager to close the file.
+
+    >>> import os, tempfile, numpy
+    >>> path = os.path.join(tempfile.mkdtemp(), "a.npz")
+    >>> numpy.savez(path, **{"l1/W": numpy.ones(2), "l1/b": numpy.zeros(2)})
+    >>> with open_npz(path) as entries:
+    ...     sorted(entries), entries["l1/W"]
+    (['l1/W', 'l1/b'], array([1., 1.]))
+    """
+    return NpzEntries(file, "io.open_npz")
 
 
 def _nest(reader: _Reader, entries: dict[str, Any]) -> dict:
     """Nested dicts from ``/``-joined keys."""
     root: dict = {}
     for key in sorted(entries):
-        if entries[key] is _PICKLED:
-            raise _pickled(reader, key)
         *parents, name = key.split("/")
         node = root
         for part in parents:
@@ -628,50 +948,41 @@ def _fit_cast(reader: _Reader, where: str, value: numpy.ndarray, like_leaf):
     return type(like_leaf)(value[()])
 
 
-def load_npz(
-    file: _File | BinaryIO,
-    like: Any = None,
-    *,
-    prefix: str = "",
-    strict: bool = True,
-    pickled_as: Any = _PICKLED,
-) -> Any:
+def load_npz(file: _File | BinaryIO, like: Any = None, *, prefix: str = "", strict: bool = True) -> Any:
     """Load an npz written by ``save_npz`` or by Chainer's ``serializers.save_npz``.
 
-    Without ``like``, the result is nested dicts split at ``/`` (``{"l1": {"W": ...}}``). With
-    ``like``, each of its leaves is read from the entry named by its path, and the result has
-    ``like``'s structure: shapes must match, and values are cast to ``like``'s dtypes where
-    NumPy's ``same_kind`` rule allows (Chainer's loader copies with that rule); a Python number
-    in ``like`` gets a 0-d entry as that type; arrays are placed on the device of ``like``'s
-    leaves. Entries that ``like`` does not ask for are ignored, as in Chainer. ``prefix`` is
+    Without ``like``, every entry is read and the result is nested dicts split at ``/``
+    (``{"l1": {"W": ...}}``). With ``like``, only the entries named by its leaves' paths are read
+    (the others are never decompressed, as in Chainer), and the result has ``like``'s structure:
+    shapes must match, and values are cast to ``like``'s dtypes where NumPy's ``same_kind`` rule
+    allows (Chainer's loader copies with that rule); a Python number in ``like`` gets a 0-d
+    entry as that type; arrays are placed on the device of ``like``'s leaves. ``prefix`` is
     Chainer's ``path`` (e.g. ``"predictor/"``; a missing final ``/`` is added): only entries
-    under it are read, with it removed. With ``strict=False``, a leaf whose entry is missing
-    keeps ``like``'s value. Entries holding pickled objects are never unpickled: they raise
-    ``CheckpointError`` when needed, or, given ``pickled_as``, read as that value (Chainer
-    pickles None for a parameter not yet initialized: ``pickled_as=None`` reads it so).
-    Every problem raises ``CheckpointError``.
+    under it are read, with it removed. Chainer's None entries (a parameter not yet initialized,
+    recognised by their bytes and never unpickled) read as None; with ``like``, such an entry,
+    like a missing one, raises unless ``strict=False``, which keeps ``like``'s value. Every
+    problem raises ``CheckpointError`` naming the file (and the entry).
     """
-    reader = _Reader("io.load_npz", file if not hasattr(file, "read") else getattr(file, "name", "<file>"))
     prefix = prefix if not prefix or prefix.endswith("/") else prefix + "/"
-    entries = {
-        key[len(prefix) :]: pickled_as if value is _PICKLED else value
-        for key, value in _read_npz(reader, file).items()
-        if key.startswith(prefix)
-    }
-    if like is None:
-        return _nest(reader, entries)
-    values = []
-    for leaf_path, like_leaf in _tree.flatten_with_paths(like):
-        where = _tree.path_str(leaf_path)
-        if where not in entries:
-            if strict:
+    with NpzEntries(file, "io.load_npz") as entries:
+        reader = entries._reader
+        if like is None:
+            return _nest(
+                reader, {key[len(prefix) :]: entries[key] for key in entries if key.startswith(prefix)}
+            )
+        values = []
+        for leaf_path, like_leaf in _tree.flatten_with_paths(like):
+            where = _tree.path_str(leaf_path)
+            value = entries[prefix + where] if prefix + where in entries else None
+            if value is not None:
+                values.append(_fit_cast(reader, where, value, like_leaf))
+            elif not strict:
+                values.append(like_leaf)
+            elif prefix + where in entries:
+                raise _doesnt_fit(reader, where, "None (Chainer's uninitialized parameter)", aval(like_leaf))
+            else:
                 raise reader.error(
                     f"has no entry '{prefix}{where}' for like's leaf '{where}'",
                     "check prefix= (e.g. 'predictor/'), or pass strict=False to keep like's value",
                 )
-            values.append(like_leaf)
-        elif entries[where] is _PICKLED:
-            raise _pickled(reader, prefix + where)
-        else:
-            values.append(_fit_cast(reader, where, entries[where], like_leaf))
     return _tree.unflatten(_tree.structure(like), values)

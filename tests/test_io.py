@@ -7,10 +7,13 @@ import json
 import os
 import pathlib
 import pickle
+import signal
 import struct
 import subprocess
+import sys
 import zipfile
 import zlib
+from io import BytesIO
 
 import attrs
 import msgpack
@@ -248,6 +251,17 @@ def _file_with_payload(path, content) -> None:
 
 LEAF = {"node": "leaf"}
 GOOD_ARRAY = {"kind": "ndarray", "dtype": "<f4", "shape": [2], "data": bytes(8)}
+# a leaf nested in 2000 one-element lists (msgpack reads 1024 levels), and a structure of 300
+# nested one-child lists (io.save writes 256 levels), written as raw msgpack
+DEEP_MSGPACK = (
+    b"\x82" + msgpack.packb("structure") + msgpack.packb(LEAF) + msgpack.packb("leaves")
+    + b"\x81" + msgpack.packb("") + b"\x91" * 2000 + b"\x01"
+)  # fmt: skip
+DEEP_STRUCTURE = (
+    b"\x82" + msgpack.packb("structure")
+    + (b"\x82" + msgpack.packb("node") + msgpack.packb("list") + msgpack.packb("children") + b"\x91") * 300
+    + msgpack.packb(LEAF) + msgpack.packb("leaves") + msgpack.packb({"/".join(["0"] * 300): 1})
+)  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -301,6 +315,16 @@ GOOD_ARRAY = {"kind": "ndarray", "dtype": "<f4", "shape": [2], "data": bytes(8)}
             {"structure": LEAF, "leaves": {"": msgpack.ExtType(1, b"")}},
             "the leaf at the root is not an encoded value",
         ),
+        (
+            {"structure": LEAF, "leaves": {"": {**GOOD_ARRAY, "shape": [1] * 100, "data": bytes(4)}}},
+            r"the array at the root has a shape NumPy cannot hold \(100 dimensions, shape \(1, 1, 1, 1,",
+        ),
+        (
+            {"structure": LEAF, "leaves": {"": {**GOOD_ARRAY, "shape": [2**62, 2**62, 0], "data": b""}}},
+            r"the array at the root has a shape NumPy cannot hold \(shape \(4611686018427387904, ",
+        ),
+        (DEEP_MSGPACK, "its payload nests deeper than msgpack reads"),
+        (DEEP_STRUCTURE, "its structure nests deeper than 256 levels, which io.save never writes"),
     ],
 )
 def test_crafted_payloads_are_rejected_without_running_anything(tmp_path, content, problem):
@@ -400,6 +424,72 @@ def test_save_through_a_symlink_writes_its_target(tmp_path):
     assert link.is_symlink() and io.load(tmp_path / "real" / "a.ckpt") == {"step": 3}
 
 
+STALLED_SAVE = """
+import os, sys, time, numpy
+from fnet import io
+
+def stall(fd):  # the data is written and flushed: stop before the rename, as a kill -9 would
+    print("writing", flush=True)
+    time.sleep(600)
+
+os.fsync = stall
+io.save(sys.argv[1], {"W": numpy.ones(1000)})
+"""
+
+
+def _stalled_saves(path, n: int) -> list[subprocess.Popen]:
+    """``n`` processes, each in the middle of ``io.save(path, ...)`` with its temporary file written."""
+    children = [
+        subprocess.Popen(
+            [sys.executable, "-c", STALLED_SAVE, str(path)], stdout=subprocess.PIPE, text=True, cwd=ROOT
+        )
+        for _ in range(n)
+    ]
+    for child in children:
+        assert child.stdout.readline() == "writing\n"
+    return children
+
+
+def _kill(child: subprocess.Popen) -> None:
+    child.send_signal(signal.SIGKILL)
+    child.wait(timeout=30)
+    child.stdout.close()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="temporary files are owned through fcntl locks")
+def test_the_next_save_removes_the_temporary_files_of_killed_saves_and_only_those(tmp_path):
+    path = tmp_path / "model.ckpt"
+    io.save(path, {"step": 0})
+    decoys = [
+        ".model.ckpt.backup",  # a user's file
+        ".model.ckpt.0123abcd.tmp",  # not 16 hex digits
+        ".model.ckpt.0123456789ABCDEF.tmp",
+        "model.ckpt.0123456789abcdef.tmp",
+        ".other.ckpt.0123456789abcdef.tmp",  # another target's
+        ".model.ckpt.0123456789abcdef.tmp.x",
+    ]
+    for name in decoys:
+        (tmp_path / name).write_text("keep me")
+    (tmp_path / ".model.ckpt.fedcba9876543210.tmp").touch()  # empty: it may be about to be locked
+    killed, alive = _stalled_saves(path, 3), _stalled_saves(path, 1)[0]
+    try:
+        temps = {p.name for p in tmp_path.glob(".model.ckpt.*.tmp")} - set(decoys)
+        assert len(temps) == 5
+        for child in killed:
+            _kill(child)
+        io.save(path, {"step": 1})
+        left = {p.name for p in tmp_path.glob(".model.ckpt.*.tmp")} - set(decoys)
+        assert len(left) == 2 and ".model.ckpt.fedcba9876543210.tmp" in left  # and the live save's
+    finally:
+        _kill(alive)
+    io.save(path, {"step": 2})
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [*decoys, "model.ckpt", ".model.ckpt.fedcba9876543210.tmp"]
+    )
+    assert all((tmp_path / name).read_text() == "keep me" for name in decoys)
+    assert io.load(path) == {"step": 2}
+
+
 # -- bad trees ----------------------------------------------------------------------------------
 
 
@@ -435,6 +525,17 @@ def test_unsavable_trees(tmp_path, bad, error, problem):
     with pytest.raises(error, match=problem):
         io.save(tmp_path / "bad.ckpt", bad)
     assert _files(tmp_path) == []
+
+
+def test_trees_deeper_than_load_reads_are_not_saved(tmp_path):
+    deep = 1
+    for _ in range(257):
+        deep = [deep]
+    with pytest.raises(errors.InvalidInputError, match="io.save: the tree nests deeper than 256 levels"):
+        io.save(tmp_path / "deep.ckpt", deep)
+    assert not (tmp_path / "deep.ckpt").exists()
+    io.save(tmp_path / "deep.ckpt", deep[0])
+    assert io.load(tmp_path / "deep.ckpt") == deep[0]
 
 
 def test_traced_values_cannot_be_saved(tmp_path):
@@ -563,16 +664,23 @@ def test_load_chainer_file_with_prefix_and_cast():
     )
 
 
-def test_chainer_none_entries_are_never_unpickled():
-    with pytest.raises(
-        errors.CheckpointError, match="holds 'predictor/lazy/W' as pickled Python objects"
-    ) as info:
-        io.load_npz(CHAIN_FILE)
-    assert "fnet never unpickles" in str(info.value)
+def test_chainer_none_entries_are_recognised_by_their_bytes_and_never_unpickled(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("pickle was used")
+
+    for name in ("load", "loads", "Unpickler"):
+        monkeypatch.setattr(pickle, name, refuse)
+    assert io.load_npz(CHAIN_FILE)["predictor"]["lazy"]["W"] is None
     like = chain_template()
     like["predictor"]["lazy"]["W"] = numpy.zeros((2, 3), numpy.float32)
-    with pytest.raises(errors.CheckpointError, match="holds 'predictor/lazy/W' as pickled"):
+    with pytest.raises(
+        errors.CheckpointError,
+        match=r"does not fit like at 'predictor/lazy/W': the file has None \(Chainer's uninitialized "
+        r"parameter\), like has float32\[2, 3\]",
+    ):
         io.load_npz(CHAIN_FILE, like=like)
+    loose = io.load_npz(CHAIN_FILE, like=like, strict=False)
+    assert loose["predictor"]["lazy"]["W"] is like["predictor"]["lazy"]["W"]
 
 
 def test_load_npz_missing_entries(tmp_path):
@@ -723,7 +831,9 @@ def test_npz_damaged_member(tmp_path):
     data = bytearray(path.read_bytes())
     data[data.index(b"\x00\x00\x00\x00\x00\x00\xf0?") + 3] ^= 0xFF  # a byte of the value 1.0
     path.write_bytes(bytes(data))
-    with pytest.raises(errors.CheckpointError, match="is not a readable npz file \\(Bad CRC-32"):
+    with pytest.raises(
+        errors.CheckpointError, match="'.*a.npz' cannot be read at entry 'W': BadZipFile: Bad CRC-32"
+    ):
         io.load_npz(path)
 
 
@@ -758,9 +868,186 @@ def test_npz_holds_strings_without_pickling(tmp_path):
     assert numpy.load(tmp_path / "s.npz", allow_pickle=False)["log"][()] == '[{"epoch": 1}]'
 
 
-def test_npz_pickled_entries_read_as_given(tmp_path):
-    numpy.savez(tmp_path / "p.npz", **{"l/W": numpy.asarray(None), "l/b": numpy.zeros(2)})
-    with pytest.raises(errors.CheckpointError, match="pickled"):
-        io.load_npz(tmp_path / "p.npz")
-    loaded = io.load_npz(tmp_path / "p.npz", pickled_as=None)
-    assert loaded["l"]["W"] is None and loaded["l"]["b"].shape == (2,)
+# -- npz: damaged and hostile files ------------------------------------------------------------
+
+
+def _npz_with_member(path, data: bytes, method=zipfile.ZIP_STORED) -> None:
+    """An npz with a good member ``b`` and a member ``W`` that holds ``data`` as it is."""
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr(zipfile.ZipInfo("b.npy"), _npy(numpy.zeros(2)))
+        info = zipfile.ZipInfo("W.npy")
+        info.compress_type = method
+        archive.writestr(info, data)
+
+
+def _npy(array) -> bytes:
+    f = BytesIO()
+    numpy.save(f, array)
+    return f.getvalue()
+
+
+def _npy_header(text: str, version=b"\x01\x00") -> bytes:
+    raw = text.encode("latin-1")
+    size = struct.pack("<H" if version == b"\x01\x00" else "<I", len(raw))
+    return b"\x93NUMPY" + version + size + raw
+
+
+@pytest.mark.parametrize(
+    "member, problem",
+    [
+        (
+            _npy_header("{'descr': '<f8', 'fortran_order': False, 'shape': (2,"),
+            "is not a Python dict literal",
+        ),
+        (_npy_header("[1, 2]"), "is not a dict of descr, fortran_order and shape"),
+        (_npy_header("{'descr': '<f8', 'shape': (2,)}"), "is not a dict of descr, fortran_order and shape"),
+        (_npy_header("{'descr': '<f8', 'fortran_order': False, 'shape': (-2,)}"), "has a bad shape"),
+        (_npy_header("{'descr': '<f8', 'fortran_order': False, 'shape': (2.0,)}"), "has a bad shape"),
+        (_npy_header("{'descr': '<f8', 'fortran_order': False, 'shape': (1,) * 70}"), "is not a Python dict"),
+        (_npy_header("{'descr': '<f8', 'fortran_order': False, 'shape': (" + "1, " * 70 + ")}"), "bad shape"),
+        (_npy_header("{'descr': '<f8', 'fortran_order': 0, 'shape': (2,)}"), "has a bad fortran_order"),
+        (_npy_header("{'descr': '<q9', 'fortran_order': False, 'shape': (2,)}"), "has dtype '<q9'"),
+        (_npy_header("{'descr': [('a', '<f8')], 'fortran_order': False, 'shape': (2,)}"), "has dtype \\[\\("),
+        (_npy_header("{'descr': '<M8[s]', 'fortran_order': False, 'shape': (2,)}"), "has dtype '<M8\\[s\\]'"),
+        (_npy_header("{'descr': '<f8', 'fortran_order': False, 'shape': (2,)}") + bytes(8), "holds 8"),
+        (
+            _npy_header("{'descr': '<f8', 'fortran_order': False, 'shape': (1099511627776,)}") + bytes(16),
+            "holds 16",
+        ),
+        (_npy(numpy.zeros(2)) + b"x", r"declares shape \(2,\) of float64 \(16 bytes\), but it holds 17"),
+        (b"\x93NUMPY\x09\x00", "it has npy format version 9.0"),
+        (b"\x93NUMPY\x02\x00\xff\xff\xff\xff", "its npy header is 4294967295 bytes long"),
+        (b"\x93NUMPY\x01\x00\x20\x00{'descr'", "its npy header is cut short"),
+        (b"PK\x03\x04", "it is not an npy array"),
+        (b"", "it is not an npy array"),
+    ],
+    ids=lambda x: x[:30] if isinstance(x, str) else "npy",
+)
+def test_any_bad_npy_member_is_a_checkpoint_error_naming_file_and_entry(tmp_path, member, problem):
+    path = tmp_path / "bad.npz"
+    _npz_with_member(path, member)
+    with pytest.raises(
+        errors.CheckpointError, match=f"io.load_npz: '{path}' cannot be read at entry 'W': .*{problem}"
+    ):
+        io.load_npz(path)
+    assert io.load_npz(path, like={"b": numpy.ones(2)})["b"].tolist() == [0.0, 0.0]  # W is never read
+
+
+def test_headers_written_by_numpy_on_python_2_load(tmp_path):
+    path = tmp_path / "py2.npz"
+    header = _npy_header("{'descr': '<f8', 'fortran_order': False, 'shape': (2L, 1L), }")
+    _npz_with_member(path, header + numpy.array([1.5, 2.5]).tobytes())
+    assert io.load_npz(path)["W"].tolist() == [[1.5], [2.5]]
+
+
+def test_unknown_compression_methods_are_checkpoint_errors(tmp_path):
+    path = tmp_path / "m.npz"
+    _npz_with_member(path, _npy(numpy.arange(3.0)))
+    data = bytearray(path.read_bytes())
+    local = data.rindex(b"PK\x03\x04")  # W.npy is the second member
+    central = data.rindex(b"PK\x01\x02")
+    data[local + 8 : local + 10] = data[central + 10 : central + 12] = struct.pack("<H", 99)
+    path.write_bytes(bytes(data))
+    with pytest.raises(
+        errors.CheckpointError, match="at entry 'W': it uses zip compression method 99"
+    ) as info:
+        io.load_npz(path)
+    assert "npz members are stored or deflated" in str(info.value)
+    _npz_with_member(path, _npy(numpy.arange(3.0)), method=zipfile.ZIP_BZIP2)
+    with pytest.raises(errors.CheckpointError, match="at entry 'W': it uses zip compression method 12"):
+        io.load_npz(path)
+
+
+def test_object_entries_other_than_chainers_none_are_errors_and_never_unpickled(tmp_path, monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("pickle was used")
+
+    for name in ("load", "loads", "Unpickler"):
+        monkeypatch.setattr(pickle, name, refuse)
+    for value in (numpy.array([1.0, None]), numpy.array({"a": 1}), numpy.array([None])):
+        numpy.savez(tmp_path / "p.npz", W=value, b=numpy.zeros(2))
+        with pytest.raises(
+            errors.CheckpointError, match="at entry 'W': it holds pickled Python objects"
+        ) as info:
+            io.load_npz(tmp_path / "p.npz")
+        assert "fnet never unpickles" in str(info.value)
+
+
+@pytest.mark.parametrize("protocol", [2, 3, "numpy.save"])
+def test_saved_none_is_recognised_as_numpy_writes_it(tmp_path, protocol):
+    if protocol == "numpy.save":
+        member = _npy(numpy.asarray(None))
+    else:  # as NumPy before 1.16 (protocol 2) and since (3) pickle it, naming this NumPy's module
+        member = _npy_header("{'descr': '|O', 'fortran_order': False, 'shape': (), }")
+        member += pickle.dumps(numpy.asarray(None), protocol=protocol)
+    path = tmp_path / "none.npz"
+    _npz_with_member(path, member)
+    assert io.load_npz(path)["W"] is None
+    _npz_with_member(path, member[:-2] + b"N.")  # the same length, other bytes
+    with pytest.raises(errors.CheckpointError, match="it holds pickled Python objects"):
+        io.load_npz(path)
+
+
+def test_load_npz_with_like_reads_only_the_entries_it_asks_for(tmp_path, monkeypatch):
+    path = tmp_path / "big.npz"
+    io.save_npz(path, {"small": numpy.ones(3), "big": numpy.zeros(2**22), "broken": numpy.ones(2)})
+    opened = []
+    real_open = zipfile.ZipFile.open
+
+    def spy(self, name, *args, **kwargs):
+        opened.append(getattr(name, "filename", name))
+        return real_open(self, name, *args, **kwargs)
+
+    monkeypatch.setattr(zipfile.ZipFile, "open", spy)
+    assert io.load_npz(path, like={"small": numpy.zeros(3)})["small"].tolist() == [1.0] * 3
+    assert opened == ["small.npy"]
+
+
+def test_an_entry_is_read_into_its_array_without_a_second_copy(tmp_path):
+    import tracemalloc
+
+    size = 2**24  # 16 MiB of float64 zeros: deflated to a few kilobytes
+    io.save_npz(tmp_path / "z.npz", {"W": numpy.zeros(size // 8)})
+    like = {"W": numpy.ones(size // 8)}
+    tracemalloc.start()
+    try:
+        loaded = io.load_npz(tmp_path / "z.npz", like=like)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert not loaded["W"].any()
+    assert peak < 1.5 * size, f"reading a {size}-byte entry took {peak} bytes at its peak"
+
+
+def test_sizes_declared_by_the_zip_are_checked_before_reading(tmp_path):
+    path = tmp_path / "bomb.npz"
+    _npz_with_member(path, _npy(numpy.zeros(1000)), method=zipfile.ZIP_DEFLATED)
+    data = bytearray(path.read_bytes())
+    central = data.rindex(b"PK\x01\x02")
+    compressed = struct.unpack_from("<I", data, central + 20)[0]
+    struct.pack_into("<I", data, central + 24, compressed * 2000)  # the uncompressed size
+    path.write_bytes(bytes(data))
+    with pytest.raises(
+        errors.CheckpointError,
+        match=f"at entry 'W': it declares {compressed * 2000} bytes made of {compressed}",
+    ):
+        io.load_npz(path)
+
+
+def test_npz_with_a_duplicated_entry(tmp_path):
+    path = tmp_path / "dup.npz"
+    with pytest.warns(UserWarning, match="Duplicate name"):
+        with zipfile.ZipFile(path, "w") as archive:
+            archive.writestr("W.npy", _npy(numpy.zeros(2)))
+            archive.writestr("W.npy", _npy(numpy.ones(2)))
+    with pytest.raises(errors.CheckpointError, match="holds the entry 'W' twice"):
+        io.load_npz(path)
+
+
+def test_open_npz_reads_entries_when_asked(tmp_path):
+    io.save_npz(tmp_path / "a.npz", {"l1": {"W": numpy.ones(2)}, "t": 3})
+    with io.open_npz(tmp_path / "a.npz") as entries:
+        assert sorted(entries) == ["l1/W", "t"] and len(entries) == 2 and "t" in entries
+        assert entries["t"] == 3 and entries.source == str(tmp_path / "a.npz")
+        with pytest.raises(KeyError):
+            entries["l1"]

@@ -303,7 +303,14 @@ def test_npz_round_trip_keeps_chainer_keys(tmp_path, kind):
     with numpy.load(tmp_path / "it.npz") as npz:
         order_key = "_order" if kind == "MultithreadIterator" else "order"
         assert sorted(npz.files) == sorted(
-            ["current_position", "epoch", "is_new_epoch", order_key, "previous_epoch_detail"]
+            [
+                "current_position",
+                "epoch",
+                "is_new_epoch",
+                order_key,
+                "previous_epoch_detail",
+                "order_sampler_state",
+            ]
         )
     resumed = cls(list(range(10)), 3, order_sampler=seeded(0))
     serializers.load_npz(tmp_path / "it.npz", resumed)
@@ -314,6 +321,89 @@ def test_npz_round_trip_keeps_chainer_keys(tmp_path, kind):
         assert next(resumed) == next(expected)
     it.finalize()
     resumed.finalize()
+
+
+def _make_iterator(kind, sampler, size=10, batch_size=3):
+    cls = getattr(iterators, kind)
+    extra = {"n_processes": 2, "n_prefetch": 2} if kind == "MultiprocessIterator" else {}
+    return cls(list(range(size)), batch_size, order_sampler=sampler, **extra)
+
+
+def _snapshot(it) -> dict:
+    saver = serializers.DictionarySerializer()
+    it.serialize(saver)
+    return {key: numpy.array(value, copy=True) for key, value in saver.target.items()}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("at", [1, 2, 3, 4, 6, 7])
+def test_a_resumed_iterator_gives_the_batches_of_an_uninterrupted_one(kind, at):
+    """Resumed with a sampler seeded otherwise, the iterator goes on with the saved random state,
+    also when it had loaded batches of the next epoch ahead (at 3, 6: the next batch crosses it)."""
+    with _make_iterator(kind, seeded(0)) as it:
+        for _ in range(at):
+            next(it)
+        snapshot = _snapshot(it)
+        expected = [next(it) for _ in range(12)]
+    with _make_iterator(kind, seeded(99)) as resumed:
+        serializers.NpzDeserializer(snapshot).load(resumed)
+        assert [next(resumed) for _ in range(12)] == expected
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_taking_a_snapshot_does_not_change_the_batches(kind):
+    with _make_iterator(kind, seeded(0)) as it:
+        plain = [next(it) for _ in range(15)]
+    with _make_iterator(kind, seeded(0)) as it:
+        snapshotted = []
+        for _ in range(15):
+            snapshotted.append(next(it))
+            _snapshot(it)
+    assert snapshotted == plain
+
+
+def test_resuming_restores_numpys_global_random_state_of_the_snapshot():
+    """With the default sampler (NumPy's global generator, which Chainer code also draws dropout
+    masks from), a resumed run draws what an uninterrupted one draws."""
+    numpy.random.seed(0)
+    with SerialIterator(list(range(10)), 3) as it:
+        for _ in range(4):
+            next(it), numpy.random.standard_normal()
+        snapshot = _snapshot(it)
+        expected = [(next(it), numpy.random.standard_normal()) for _ in range(8)]
+    numpy.random.seed(1)
+    with SerialIterator(list(range(10)), 3) as resumed:
+        serializers.NpzDeserializer(snapshot).load(resumed)
+        assert [(next(resumed), numpy.random.standard_normal()) for _ in range(8)] == expected
+
+
+def test_a_snapshot_without_the_sampler_state_leaves_the_sampler_as_it_is():
+    with SerialIterator(list(range(10)), 3, order_sampler=seeded(0)) as it:
+        next(it)
+        snapshot = _snapshot(it)
+    del snapshot["order_sampler_state"]  # as Chainer saves it
+    with SerialIterator(list(range(10)), 3, order_sampler=seeded(5)) as resumed:
+        serializers.NpzDeserializer(snapshot).load(resumed)
+        assert resumed.current_position == 3 and resumed._state.order.tolist() == it._state.order.tolist()
+        for _ in range(3):
+            next(resumed)  # into the next epoch
+    replica = seeded(5)
+    replica(numpy.arange(10), 0)  # the order drawn when the resumed iterator was made
+    assert resumed._state.order.tolist() == replica(numpy.arange(10), 0).tolist()
+
+
+def test_a_sampler_state_of_another_generator_is_refused():
+    with pytest.raises(ValueError, match="a state of 3 bytes was given to a MT19937 generator"):
+        seeded(5).state = numpy.zeros(3, numpy.uint8)
+    with pytest.raises(TypeError, match="the state of a Chooser cannot be set"):
+
+        class Chooser:
+            def permutation(self, n):
+                return numpy.arange(n)
+
+        sampler = ShuffleOrderSampler(Chooser())
+        assert sampler.state is None
+        sampler.state = numpy.zeros(3, numpy.uint8)
 
 
 def test_multithread_loads_chainers_snapshot_without_order(tmp_path):

@@ -405,15 +405,19 @@ def test_serialize_saves_the_elapsed_time_and_loads_it(tmp_path):
     assert resumed.updater.iteration == trainer.updater.iteration
 
 
-def test_resume_in_process_is_exact(tmp_path):
-    # (without shuffling: the iterator's random generator is not part of a snapshot, in Chainer too)
-    straight, straight_model, straight_log = _classifier_trainer(tmp_path / "a", stop=(3, "epoch"))
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_resume_in_process_is_exact(tmp_path, shuffle):
+    # shuffled with NumPy's global generator, whose state the snapshot holds (not in Chainer)
+    numpy.random.seed(0)
+    straight, straight_model, straight_log = _classifier_trainer(tmp_path / "a", (3, "epoch"), shuffle)
     straight.run()
 
-    first, _, first_log = _classifier_trainer(tmp_path / "b", stop=(1, "epoch"))
+    numpy.random.seed(0)
+    first, _, first_log = _classifier_trainer(tmp_path / "b", (1, "epoch"), shuffle)
     first.run()
     save_npz(tmp_path / "snapshot.npz", first)
-    resumed, resumed_model, resumed_log = _classifier_trainer(tmp_path / "c", stop=(3, "epoch"))
+    numpy.random.seed(1)
+    resumed, resumed_model, resumed_log = _classifier_trainer(tmp_path / "c", (3, "epoch"), shuffle)
     load_npz(tmp_path / "snapshot.npz", resumed)
     resumed.run()
 

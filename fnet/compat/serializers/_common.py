@@ -39,15 +39,23 @@ def _is_array_target(value: Any) -> bool:
     return backend.is_array(value) and not isinstance(value, numpy.generic)
 
 
-def restore(op: str, key: str, value: Any, loaded: Any, source: str) -> Any:
+class HDF5ShapeError(ShapeError, TypeError):
+    """A saved array of another shape than its target in ``load_hdf5``: a ShapeError that is
+    also the TypeError Chainer's HDF5 loader (h5py's ``read_direct``) raises."""
+
+
+def restore(op: str, key: str, value: Any, loaded: Any, source: str, shape_error: type = ShapeError) -> Any:
     """Put the ``loaded`` data of entry ``key`` where ``value`` was, as Chainer's deserializers do.
 
-    An array ``value`` gets the data copied into it in place (NumPy's ``copyto``: the data must
-    broadcast to its shape and cast to its dtype by the ``same_kind`` rule) and is returned; a
-    scalar or string ``value`` gives the loaded data converted to its type (numbers only where
-    the cast is safe); ``value=None`` gives the loaded array as it is; data saved as None
-    (Chainer's pickled ``None``) gives None.
+    An array ``value`` gets the data copied into it in place and is returned: the data must have
+    its shape (an error of type ``shape_error`` otherwise, a ValueError as in Chainer's npz
+    loader; no broadcasting, unlike NumPy's ``copyto``) and cast to its dtype by the
+    ``same_kind`` rule. A scalar or string ``value`` gives the loaded data converted to its type
+    (numbers only where the cast is safe); ``value=None`` gives the loaded array as it is; data
+    saved as None (None, or Chainer's ``numpy.asarray(None)``) gives None.
     """
+    if loaded is None:
+        return None
     data = numpy.asarray(loaded) if not backend.is_array(loaded) else loaded
     if is_saved_none(data):
         return None
@@ -55,18 +63,15 @@ def restore(op: str, key: str, value: Any, loaded: Any, source: str) -> Any:
         return loaded
     where = f"cannot load '{key}' from {source}"
     if _is_array_target(value):
-        try:
-            fits = numpy.broadcast_shapes(data.shape, value.shape) == value.shape
-        except ValueError:
-            fits = False
-        if not fits:
-            raise ShapeError(
+        if data.shape != value.shape:
+            raise shape_error(
                 message(
                     op,
-                    f"{where}: the saved array does not fit the target's shape",
+                    f"{where}: the saved array has shape {data.shape} where the target has shape "
+                    f"{value.shape}",
                     {"saved": data, "target": value},
-                    hint="the object was built with other sizes than the saved one; build it as it "
-                    "was saved (or leave the entry out with ignore_names)",
+                    hint="the object was built with other sizes than the saved one: build it with the "
+                    "saved sizes",
                 )
             )
         if not numpy.can_cast(data.dtype, value.dtype, "same_kind"):

@@ -27,15 +27,12 @@ import os
 from collections.abc import Callable, Mapping
 from typing import Any, BinaryIO
 
-import numpy
-
 from ... import io as _io
-from ... import tree as _tree
 from ...errors import message
 from ..serializer import Deserializer, Serializer
 from ._common import host_value, is_saved_none, missing_entry, restore
 
-__all__ = ["DictionarySerializer", "NpzDeserializer", "save_npz", "load_npz"]
+__all__ = ["DictionarySerializer", "NpzDeserializer", "serialize", "save_npz", "load_npz"]
 
 _File = str | os.PathLike | BinaryIO
 IgnoreNames = str | Callable[[str], bool] | list | tuple | None
@@ -119,7 +116,7 @@ class NpzDeserializer(Deserializer):
             return value
         if any(rule == key if isinstance(rule, str) else rule(key) for rule in self._rules):
             return value
-        source = f"'{self.npz.source}'" if isinstance(self.npz, _Entries) else "the npz"
+        source = f"'{self.npz.source}'" if isinstance(self.npz, _io.NpzEntries) else "the npz"
         if key not in self.npz:
             prefix = self._prefix
             prefix_hint = (
@@ -137,14 +134,6 @@ class NpzDeserializer(Deserializer):
         return restore("NpzDeserializer", key, value, self.npz[key], source)
 
 
-class _Entries(dict):
-    """The entries of an npz file keyed as Chainer's, with the file's name for messages."""
-
-    def __init__(self, entries: dict, source: str):
-        super().__init__(entries)
-        self.source = source
-
-
 def save_npz(file: _File, obj: Any, compression: bool = True) -> None:
     """Save ``obj`` (anything with ``serialize(serializer)``, or a dict of arrays) to an npz file.
 
@@ -153,7 +142,7 @@ def save_npz(file: _File, obj: Any, compression: bool = True) -> None:
     (an uninitialized parameter) are left out of the file: Chainer writes them as pickled
     objects, and fnet never pickles.
     """
-    target = obj if isinstance(obj, dict) else _serialize(obj)
+    target = obj if isinstance(obj, dict) else serialize(obj)
     entries = {}
     for key, value in target.items():
         array = host_value(value)
@@ -162,7 +151,17 @@ def save_npz(file: _File, obj: Any, compression: bool = True) -> None:
     _io.save_npz(file, entries, compression=compression)
 
 
-def _serialize(obj: Any) -> dict:
+def serialize(obj: Any) -> dict:
+    """The dict of host arrays that ``obj.serialize`` gives a ``DictionarySerializer`` (what
+    ``save_npz`` writes), keyed by Chainer's paths.
+
+    >>> import numpy
+    >>> class Counter:
+    ...     def serialize(self, serializer):
+    ...         serializer("count", 3)
+    >>> serialize(Counter())
+    {'count': array(3)}
+    """
     serializer = DictionarySerializer()
     serializer.save(obj)
     return serializer.target
@@ -175,13 +174,12 @@ def load_npz(
 
     ``path`` selects the entries under a prefix (e.g. ``'updater/model:main/'`` in a trainer
     snapshot); ``strict=False`` skips values the file lacks; ``ignore_names`` skips the named
-    entries (see ``NpzDeserializer``). Arrays are copied into ``obj``'s arrays in place; an
-    uninitialized parameter is initialized with the saved shape. A missing entry raises
-    KeyError, an array of another shape ValueError, an unsafe cast TypeError; a file that
-    cannot be read raises ``fnet.errors.CheckpointError`` (an OSError).
+    entries (see ``NpzDeserializer``). Only the entries ``obj`` asks for are read. Arrays are
+    copied into ``obj``'s arrays in place; an uninitialized parameter is initialized with the
+    saved shape; Chainer's None entries (recognised by their bytes, never unpickled) leave the
+    value as it is. A missing entry raises KeyError, an array of another shape ValueError, an
+    unsafe cast TypeError; a file or an entry that cannot be read (damaged, or holding pickled
+    objects other than None) raises ``fnet.errors.CheckpointError`` (an OSError) naming both.
     """
-    nested = _io.load_npz(file, pickled_as=numpy.asarray(None))  # Chainer pickles only None
-    entries = {_tree.path_str(p): v for p, v in _tree.flatten_with_paths(nested)}
-    source = os.fspath(file) if not hasattr(file, "read") else getattr(file, "name", "<file object>")
-    deserializer = NpzDeserializer(_Entries(entries, str(source)), path, strict, ignore_names)
-    deserializer.load(obj)
+    with _io.NpzEntries(file, "load_npz") as entries:
+        NpzDeserializer(entries, path, strict, ignore_names).load(obj)

@@ -2,9 +2,13 @@
 by one batch, and its serialization.
 
 The position is an ``IteratorState``: ``current_position`` in the epoch's ``order`` (None: the
-dataset's own order), ``epoch`` and ``is_new_epoch``. ``next_batch`` computes the state after a
-batch and the dataset indices of that batch, so an iterator that loads ahead (threads, worker
-processes) runs the same rule as ``SerialIterator`` and gives the same batches.
+dataset's own order), ``epoch``, ``is_new_epoch``, and the order sampler's ``state`` right after
+it made ``order``. ``next_batch`` computes the state after a batch and the dataset indices of
+that batch, so an iterator that loads ahead (threads, worker processes) runs the same rule as
+``SerialIterator`` and gives the same batches; and what it saves in a snapshot is the position
+it handed out, with the sampler's state at that position, even when it has already asked the
+sampler for the next epoch's order. A resumed iterator thus gives the batches an uninterrupted
+one would.
 """
 
 from __future__ import annotations
@@ -21,13 +25,20 @@ __all__ = ["IteratorState", "next_batch", "OrderedIterator"]
 
 
 class IteratorState(NamedTuple):
-    """Where an iterator is: the position in the epoch's order, the epoch, and whether the last
-    batch ended an epoch."""
+    """Where an iterator is: the position in the epoch's order, the epoch, whether the last batch
+    ended an epoch, and the order sampler's ``state`` once it made ``order`` (None for a sampler
+    without state)."""
 
     current_position: int
     epoch: int
     is_new_epoch: bool
     order: numpy.ndarray | None
+    sampler_state: numpy.ndarray | None = None
+
+
+def _sampler_state(order_sampler) -> numpy.ndarray | None:
+    """The ``state`` of an order sampler that has one (see ``OrderSampler``), else None."""
+    return getattr(order_sampler, "state", None)
 
 
 def _span(order, start: int, stop: int) -> numpy.ndarray:
@@ -51,7 +62,7 @@ def next_batch(
     order at once); with ``repeat`` it goes on into the next epoch's order to fill the batch.
     ``name`` names the iterator in errors.
     """
-    position, epoch, _, order = state
+    position, epoch, _, order, sampler_state = state
     if epoch > 0 and not repeat:
         return state, None
     size = dataset_len if order is None else len(order)
@@ -73,6 +84,7 @@ def next_batch(
                     f"epoch of length {len(order)}\n  hint: an order sampler must keep the epoch size"
                 )
             order = new_order
+            sampler_state = _sampler_state(order_sampler)
         epoch += 1
         is_new_epoch = True
         position = 0
@@ -81,7 +93,14 @@ def next_batch(
             break
         end -= size
     pieces.append(_span(order, position, end))
-    return IteratorState(end, epoch, is_new_epoch, order), numpy.concatenate(pieces)
+    return IteratorState(end, epoch, is_new_epoch, order, sampler_state), numpy.concatenate(pieces)
+
+
+def _same_arrays(a, b) -> bool:
+    """Whether ``a`` and ``b`` are both None or equal arrays."""
+    if a is None or b is None:
+        return a is b
+    return a.shape == b.shape and bool(numpy.array_equal(a, b))
 
 
 class OrderedIterator(Iterator):
@@ -162,30 +181,67 @@ class OrderedIterator(Iterator):
 
     @property
     def _epoch_size(self) -> int:
-        order = self._state.order
-        return len(self.dataset) if order is None else len(order)
+        return self._epoch_size_at(self._state)
+
+    def _epoch_size_at(self, state: IteratorState) -> int:
+        return len(self.dataset) if state.order is None else len(state.order)
 
     def reset(self) -> None:
         """Go back to the start of the first epoch, with a new order from the order sampler."""
         order = None
         if self.order_sampler is not None:
             order = self.order_sampler(numpy.arange(len(self.dataset)), 0)
-        self._set_position(IteratorState(0, 0, False, order), -1.0)
+        self._set_position(IteratorState(0, 0, False, order, _sampler_state(self.order_sampler)), -1.0)
 
     def serialize(self, serializer) -> None:
         """Save or load the position under Chainer's keys: ``current_position``, ``epoch``,
-        ``is_new_epoch``, the order, and ``previous_epoch_detail`` (-1 for None)."""
+        ``is_new_epoch``, the order, and ``previous_epoch_detail`` (-1 for None); and the order
+        sampler's state at that position (``order_sampler_state``, fnet's own key: Chainer's
+        loader ignores it, and a snapshot without it leaves the sampler as it is).
+
+        Loading the position the iterator is at changes nothing (so saving, which gives the
+        values back, keeps the batches loaded ahead); loading another one drops them.
+        """
         position = serializer("current_position", self.current_position)
         epoch = serializer("epoch", self.epoch)
         is_new_epoch = serializer("is_new_epoch", self.is_new_epoch)
         order = self._serialize_order(serializer, self._state.order)
-        self._state = IteratorState(position, epoch, is_new_epoch, order)
+        saved_sampler_state = self._sampler_state_at_position()
+        sampler_state = saved_sampler_state
+        if saved_sampler_state is not None:
+            try:
+                sampler_state = serializer("order_sampler_state", saved_sampler_state.copy())
+            except KeyError:  # a snapshot of Chainer or of an older fnet: the sampler goes on as it is
+                pass
+        state = IteratorState(position, epoch, is_new_epoch, order, sampler_state)
         try:
             previous = serializer("previous_epoch_detail", self._previous_epoch_detail)
         except KeyError:  # a snapshot of Chainer before v3 has no previous_epoch_detail: infer it
-            previous = self.epoch + (self.current_position - self.batch_size) / self._epoch_size
-            previous = max(previous, 0.0) if self.epoch_detail > 0 else -1.0
-        self._set_position(self._state, -1.0 if previous is None else float(previous))
+            previous = epoch + (position - self.batch_size) / self._epoch_size_at(state)
+            previous = max(previous, 0.0) if epoch + position / self._epoch_size_at(state) > 0 else -1.0
+        previous = -1.0 if previous is None else float(previous)
+        if _same_arrays(sampler_state, saved_sampler_state) and self._is_at(state, previous):
+            return
+        if not _same_arrays(sampler_state, saved_sampler_state):
+            self.order_sampler.state = sampler_state
+        self._set_position(state, previous)
+
+    def _sampler_state_at_position(self) -> numpy.ndarray | None:
+        """The order sampler's state that goes with the position handed out: its state now,
+        unless the iterator has since asked it for an order ahead (to load batches ahead)."""
+        if self._ahead.sampler_state is not self._state.sampler_state:
+            return self._state.sampler_state
+        return _sampler_state(self.order_sampler)
+
+    def _is_at(self, state: IteratorState, previous_epoch_detail: float) -> bool:
+        """Whether the iterator is at position ``state`` (its sampler state aside)."""
+        here = self._state
+        return (state.current_position, state.epoch, state.is_new_epoch, previous_epoch_detail) == (
+            here.current_position,
+            here.epoch,
+            here.is_new_epoch,
+            self._previous_epoch_detail,
+        ) and _same_arrays(state.order, here.order)
 
     def _serialize_order(self, serializer, order):
         """Save or load the order under the first of ``_order_keys`` that the serializer has;
@@ -201,7 +257,7 @@ class OrderedIterator(Iterator):
         return serializer(last, order.copy())
 
     def _set_position(self, state: IteratorState, previous_epoch_detail: float) -> None:
-        self._state = state
+        self._state = self._ahead = state
         self._previous_epoch_detail = previous_epoch_detail
         self._discard_prefetched()
 
@@ -209,10 +265,15 @@ class OrderedIterator(Iterator):
         """Drop batches loaded ahead of the position (none here)."""
 
     def _step(self, state: IteratorState):
-        """The state after the batch that follows ``state``, and the batch's indices (or None)."""
-        return next_batch(
+        """The state after the batch that follows ``state``, and the batch's indices (or None).
+
+        Iterators that load ahead step from the last state computed, so ``_ahead`` (the last
+        state computed) tells whether the sampler was asked for an order beyond the position."""
+        after, indices = next_batch(
             state, self.batch_size, self._repeat, self.order_sampler, len(self.dataset), type(self).__name__
         )
+        self._ahead = after
+        return after, indices
 
     def _commit(self, state: IteratorState) -> None:
         """Move to ``state``, the state after the batch being handed out."""

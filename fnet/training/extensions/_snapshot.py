@@ -3,8 +3,8 @@
 The object is serialized with Chainer's serializer protocol into a dict of arrays, which a
 snapshot writer (``snapshot_writers``) then saves, by default with ``save_npz`` in the trainer's
 output directory. Files are written atomically, so an interrupted write keeps the previous
-snapshot. ``autoload=True`` loads the newest matching snapshot before training starts (the way
-to resume), and ``n_retains=N`` keeps only the ``N`` newest ones.
+snapshot. ``autoload=True`` loads the newest matching snapshot that can be read before training
+starts (the way to resume), and ``n_retains=N`` keeps only the ``N`` newest ones.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy
 
+from ...errors import CheckpointError
 from ..extension import Extension
 from . import snapshot_writers
 
@@ -39,12 +40,44 @@ def _snapshot_files(fmt: str, path: str) -> list[tuple[int, str]]:
     return sorted(found)
 
 
-def _latest_snapshot(fmt: str, path: str) -> str | None:
-    """The name of the newest file in ``path`` that matches ``fmt`` (None if none does)."""
+def _snapshots_newest_first(fmt: str, path: str) -> list[str]:
+    """The names of the files in ``path`` that match ``fmt``, the newest first."""
     if not os.path.isdir(path):
-        return None
-    files = _snapshot_files(fmt, path)
-    return files[-1][1] if files else None
+        return []
+    return [name for _, name in reversed(_snapshot_files(fmt, path))]
+
+
+def _load_newest_intact(fmt: str, outdir: str, target: Any) -> str | None:
+    """Load the newest snapshot in ``outdir`` matching ``fmt`` that can be read into ``target``;
+    the path loaded, or None if there is no snapshot.
+
+    A snapshot that cannot be read (``CheckpointError``: damaged, truncated, not an npz) is
+    skipped with a warning that names it and says which one is tried next; if none can be
+    read, the newest one's error is raised. Errors of another kind (a snapshot that does not fit
+    the target) are raised at once.
+    """
+    from ...compat.serializers import load_npz
+
+    names = _snapshots_newest_first(fmt, outdir)
+    first_error = None
+    for i, name in enumerate(names):
+        path = os.path.join(outdir, name)
+        try:
+            load_npz(path, target)
+        except CheckpointError as error:
+            first_error = first_error or error
+            problem = str(error).splitlines()[0]  # names the file and what is wrong with it
+            after = (
+                f"loading '{names[i + 1]}' instead" if i + 1 < len(names) else "there is no older snapshot"
+            )
+            warnings.warn(
+                f"snapshot: autoload skips a snapshot that cannot be read: {problem}; {after}", stacklevel=3
+            )
+            continue
+        return path
+    if first_error is not None:
+        raise first_error
+    return None
 
 
 def _stale_snapshots(fmt: str, path: str, n_retains: int) -> list[str]:
@@ -115,17 +148,15 @@ class _Snapshot(Extension):
         snapshots when ``n_retains`` is positive."""
         outdir = trainer.out
         if self.autoload:
-            filename = _latest_snapshot(self.filename, outdir)
-            if filename is None:
-                if _is_debug():
-                    print(f"No snapshot file that matches {self.filename} was found")
-            else:
-                from ...compat.serializers import load_npz
-
-                path = os.path.join(outdir, filename)
-                load_npz(path, trainer if self._target is None else self._target)
-                if _is_debug():
-                    print("Snapshot loaded from", path)
+            path = _load_newest_intact(
+                self.filename, outdir, trainer if self._target is None else self._target
+            )
+            if _is_debug():
+                print(
+                    f"No snapshot file that matches {self.filename} was found"
+                    if path is None
+                    else f"Snapshot loaded from {path}"
+                )
         if (
             hasattr(self.writer, "_add_cleanup_hook")
             and self.n_retains > 0
@@ -194,7 +225,8 @@ def snapshot(
         n_retains: keep only this many of the newest matching files (all when not positive).
         autoload: before training, load the newest file matching ``filename`` (found by the
             prefix and suffix around its ``{...}`` fields, newest by modification time) into
-            the target; it must have been written by ``save_npz``.
+            the target; it must have been written by ``save_npz``. A snapshot that cannot be
+            read (damaged, cut short) is skipped with a warning, for the newest intact one.
 
     ``num_retain`` is accepted as the deprecated name of ``n_retains``.
 

@@ -4,7 +4,8 @@ A writer is called as ``writer(filename, outdir, target)`` with ``target`` the s
 object (a dict of arrays, as ``DictionarySerializer`` makes it). Every built-in writer writes
 atomically: the save function writes into a temporary directory next to the final file, which
 is then renamed over it (``os.replace``) once the data is on disk. A crash or an error in the
-middle of a write therefore leaves the previous file whole (and, at worst, a ``.tmp*`` folder).
+middle of a write therefore leaves the previous file whole; the folder a killed write leaves
+(``.tmpFILENAME.<16 hex digits>``) is removed by the next write in that directory.
 
 ``SimpleWriter`` writes in the calling thread; ``ThreadWriter`` and ``ProcessWriter`` start one
 thread or process per snapshot (waiting for the previous one first); ``ThreadQueueWriter`` and
@@ -24,15 +25,13 @@ import abc
 import multiprocessing
 import os
 import queue
-import shutil
 import sys
-import tempfile
 import threading
 import traceback
 from collections.abc import Callable
 from typing import Any
 
-from ...io import _fsync_directory
+from ...io import _DIRECTORY_LOCK, _fsync_directory, _temp_directory
 
 __all__ = [
     "write_atomically",
@@ -62,28 +61,27 @@ def write_atomically(filename: str, outdir: str, target: Any, savefun: _SaveFun 
     The save function writes into a fresh temporary directory in the destination's directory
     (under the final file name, so that functions that look at the suffix behave as usual); the
     file is flushed to disk and renamed over the destination. On any error the destination is
-    untouched and the temporary directory is removed.
+    untouched and the temporary directory is removed. The temporary directories that killed
+    writes left in that directory (``.tmpFILENAME.<16 hex digits>``, owned by no live process)
+    are removed first.
     """
     savefun = _default_savefun() if savefun is None else savefun
     path = os.path.join(outdir, filename)
     directory, name = os.path.split(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    tmpdir = tempfile.mkdtemp(prefix=".tmp" + name, dir=directory)
-    try:
+    with _temp_directory(path) as tmpdir:
         tmppath = os.path.join(tmpdir, name)
         savefun(tmppath, target, **kwds)
         if not os.path.isfile(tmppath):
+            written = sorted(set(os.listdir(tmpdir)) - {_DIRECTORY_LOCK})
             raise RuntimeError(
                 f"snapshot writer: the save function {getattr(savefun, '__name__', savefun)!r} did not "
-                f"write the file it was given ({name!r}); it wrote {sorted(os.listdir(tmpdir))}\n"
+                f"write the file it was given ({name!r}); it wrote {written}\n"
                 "  hint: a save function must write exactly the path it is given (numpy.savez, for "
                 "one, appends '.npz' to a name without it)"
             )
         with open(tmppath, "rb+") as f:
             os.fsync(f.fileno())
         os.replace(tmppath, os.path.join(directory, name))
-    finally:
-        shutil.rmtree(tmpdir, ignore_errors=True)
     _fsync_directory(directory)
 
 

@@ -231,21 +231,47 @@ def test_bad_ignore_names_is_a_value_error():
 def test_shape_mismatch_is_a_value_error():
     thing = Thing()
     thing.w = numpy.zeros((3, 2), numpy.float32)
-    with pytest.raises(ValueError, match=r"cannot load 'w' from '.*': the saved array does not fit") as info:
+    with pytest.raises(
+        ValueError,
+        match=r"NpzDeserializer: cannot load 'w' from '<file>': the saved array has shape \(2, 3\) where "
+        r"the target has shape \(3, 2\)",
+    ) as info:
         load_npz(written(filled()), thing)
     assert "saved: float32[2, 3]" in str(info.value) and "target: float32[3, 2]" in str(info.value)
 
 
-def test_arrays_broadcast_and_cast_as_numpy_copyto():
+@pytest.mark.parametrize(
+    "saved", [numpy.float32(7.0), numpy.full(1, 7.0), numpy.full((1, 3), 7.0), numpy.ones(3)]
+)
+def test_an_entry_of_another_shape_is_never_broadcast_into_a_parameter(tmp_path, saved):
+    import fnet.compat.links as L
+
+    path = tmp_path / "one.npz"
+    numpy.savez(path, W=saved, b=numpy.zeros(2, numpy.float32))
+    layer = L.Linear(3, 2)
+    before = layer.W.array.copy()
+    with pytest.raises(
+        ValueError, match=r"cannot load 'W' from '.*one.npz': the saved array has shape"
+    ) as info:
+        load_npz(path, layer)
+    assert f"shape {numpy.shape(saved)} where the target has shape (2, 3)" in str(info.value)
+    numpy.testing.assert_array_equal(layer.W.array, before)
+
+
+def test_arrays_are_cast_as_numpy_copyto_but_never_broadcast():
     d = NpzDeserializer({"w": numpy.array([1.5, 2.5]), "i": numpy.arange(2, dtype=numpy.int8)})
-    target = numpy.zeros((3, 2), numpy.float16)
+    target = numpy.zeros(2, numpy.float16)
     assert d("w", target) is target
-    numpy.testing.assert_array_equal(target, [[1.5, 2.5]] * 3)
+    numpy.testing.assert_array_equal(target, [1.5, 2.5])
     floats = numpy.zeros(2, numpy.float32)
     d("i", floats)
     numpy.testing.assert_array_equal(floats, [0, 1])
     with pytest.raises(TypeError, match="float64 data cannot be cast to the target's dtype int32"):
         d("w", numpy.zeros(2, numpy.int32))
+    with pytest.raises(
+        errors.ShapeError, match=r"the saved array has shape \(2,\) where the target has shape"
+    ):
+        d("w", numpy.zeros((3, 2), numpy.float16))
 
 
 def test_scalars_are_converted_safely():
@@ -323,3 +349,38 @@ def test_a_chainer_file_with_an_uninitialized_parameter_loads_leaving_it_uniniti
         lazy.lazy = L.Linear(2)
     load_npz(path, lazy, path="predictor/")
     assert lazy.lazy.W.array is None and lazy.lazy.b.shape == (2,)
+
+
+def test_an_object_entry_other_than_none_is_an_error_naming_the_key(tmp_path, monkeypatch):
+    import pickle
+
+    import fnet.compat.links as L
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("pickle was used")
+
+    path = tmp_path / "objects.npz"
+    numpy.savez(path, W=numpy.array([[1.0, 2.0, 3.0]] * 2, dtype=object), b=numpy.zeros(2, numpy.float32))
+    for name in ("load", "loads", "Unpickler"):
+        monkeypatch.setattr(pickle, name, refuse)
+    layer = L.Linear(3, 2)
+    with pytest.raises(
+        errors.CheckpointError,
+        match=r"load_npz: '.*objects.npz' cannot be read at entry 'W': it holds pickled",
+    ):
+        load_npz(path, layer)
+    layer = L.Linear(3, 2)
+    load_npz(path, layer, ignore_names="W")  # entries that are not asked for are never read
+    assert not layer.b.array.any()
+
+
+def test_a_damaged_entry_is_a_checkpoint_error_naming_file_and_key(tmp_path):
+    path = tmp_path / "thing.npz"
+    save_npz(path, filled(), compression=False)
+    data = bytearray(path.read_bytes())
+    data[data.rindex(filled().child.w.tobytes()) + 5] ^= 0xFF
+    path.write_bytes(bytes(data))
+    with pytest.raises(
+        errors.CheckpointError, match="'.*thing.npz' cannot be read at entry 'child/w': BadZip"
+    ):
+        load_npz(path, Thing())

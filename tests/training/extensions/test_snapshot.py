@@ -4,6 +4,9 @@ n_retains, condition, snapshot_on_error, the background writers, and argument er
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
+import sys
 import time
 
 import numpy
@@ -67,6 +70,63 @@ def test_autoload_loads_the_newest_matching_snapshot(make_trainer):
     resumed.extend(snapshot_object(resumed_model, "model_{.updater.iteration}", autoload=True), "snapshot")
     resumed.initialize()
     assert (resumed_model.W == 3).all() and resumed_model.steps == 3
+
+
+def _resume(make_trainer, out, **kwargs):
+    model = Model(-1.0)
+    trainer = make_trainer(out=out)
+    trainer.extend(snapshot_object(model, "model_{.updater.iteration}", autoload=True, **kwargs), "snapshot")
+    trainer.initialize()
+    return model
+
+
+@pytest.mark.parametrize("damage", ["truncated", "flipped", "empty", "not a zip"])
+def test_autoload_skips_a_damaged_newest_snapshot_and_says_so(make_trainer, damage):
+    trainer, model = make_trainer(), Model()
+    _train(trainer, snapshot_object(model, "model_{.updater.iteration}"), 4, model)
+    newest = os.path.join(trainer.out, "model_4")
+    data = open(newest, "rb").read()
+    stat = os.stat(newest)
+    damaged = {
+        "truncated": data[: len(data) // 2],
+        "flipped": data[:60] + bytes([data[60] ^ 0xFF]) + data[61:],  # in W's compressed data
+        "empty": b"",
+        "not a zip": b"not a zip file",
+    }[damage]
+    with open(newest, "wb") as f:
+        f.write(damaged)
+    os.utime(newest, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # still the newest
+    with pytest.warns(
+        UserWarning,
+        match=f"snapshot: autoload skips a snapshot that cannot be read: load_npz: '{newest}' .*; "
+        "loading 'model_3' instead",
+    ):
+        resumed = _resume(make_trainer, trainer.out)
+    assert (resumed.W == 3).all() and resumed.steps == 3
+
+
+def test_autoload_raises_when_no_snapshot_can_be_read(make_trainer):
+    from fnet.errors import CheckpointError
+
+    trainer, model = make_trainer(), Model()
+    _train(trainer, snapshot_object(model, "model_{.updater.iteration}"), 2, model)
+    for name in ("model_1", "model_2"):
+        with open(os.path.join(trainer.out, name), "r+b") as f:
+            f.truncate(100)
+    with pytest.warns(UserWarning, match="there is no older snapshot"):
+        with pytest.raises(CheckpointError, match="model_2' is not a readable npz file"):
+            _resume(make_trainer, trainer.out)
+
+
+def test_autoload_does_not_skip_a_snapshot_that_does_not_fit(make_trainer):
+    trainer, model = make_trainer(), Model()
+    _train(trainer, snapshot_object(model, "model_{.updater.iteration}"), 2, model)
+    resumed = Model()
+    resumed.W = numpy.zeros(4, numpy.float32)
+    trainer = make_trainer(out=trainer.out)
+    trainer.extend(snapshot_object(resumed, "model_{.updater.iteration}", autoload=True), "snapshot")
+    with pytest.raises(ValueError, match="cannot load 'W' from '.*model_2': the saved array has shape"):
+        trainer.initialize()
 
 
 def test_autoload_without_a_snapshot_or_an_output_directory_does_nothing(make_trainer, tmp_path):
@@ -134,3 +194,51 @@ def test_argument_errors():
         snapshot(trigger=(1, "epoch"))
     with pytest.raises(TypeError, match="filename must be a format string or a callable"):
         snapshot(filename=3)
+
+
+STALLED_WRITE = """
+import sys, time
+from fnet.training.extensions import snapshot_writers
+
+def stall(path, target):  # half a file written, then killed before the rename
+    with open(path, "wb") as f:
+        f.write(b"half a snapshot")
+    print("writing", flush=True)
+    time.sleep(600)
+
+snapshot_writers.SimpleWriter(savefun=stall)("snapshot_iter_1", sys.argv[1], {})
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="temporary folders are owned through fcntl locks")
+def test_the_next_write_removes_the_folders_of_killed_writes_and_only_those(tmp_path):
+    # folders of other names, and one with a user's file but no lock file: not fnet's
+    decoys = [".tmpsnapshot_iter_10.0123456789abcdef", ".tmpsnapshot_iter_1.backup", ".tmpsnapshot_iter_1x"]
+    for name in decoys:
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "notes").touch()
+    (tmp_path / ".tmpsnapshot_iter_0.fedcba9876543210").mkdir()  # a write killed after its rename
+    (tmp_path / ".tmpsnapshot_iter_0.fedcba9876543210" / ".lock").touch()
+    (tmp_path / ".tmpsnapshot_iter_0.0123456789abcdef").mkdir()  # killed as it removed its folder
+    children = [
+        subprocess.Popen(
+            [sys.executable, "-c", STALLED_WRITE, str(tmp_path)], stdout=subprocess.PIPE, text=True
+        )
+        for _ in range(3)
+    ]
+    try:
+        for child in children:
+            assert child.stdout.readline() == "writing\n"
+        assert len(list(tmp_path.glob(".tmpsnapshot_iter_1.*"))) == 4  # with the backup
+        for child in children[:2]:
+            child.send_signal(signal.SIGKILL)
+            child.wait(timeout=30)
+        snapshot_writers.SimpleWriter()("snapshot_iter_1", str(tmp_path), {"W": numpy.ones(2)})
+        assert len(list(tmp_path.glob(".tmpsnapshot_iter_1.*"))) == 2  # the live write's, and the backup
+    finally:
+        for child in children:
+            child.kill()
+            child.wait(timeout=30)
+            child.stdout.close()
+    snapshot_writers.SimpleWriter()("snapshot_iter_1", str(tmp_path), {"W": numpy.ones(2)})
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([*decoys, "snapshot_iter_1"])

@@ -367,9 +367,10 @@ def outline(out: str, header, directory, integer_columns: int = 1) -> dict:
 
 
 def snapshot_keys(path) -> list[str]:
-    """The keys of an npz snapshot."""
+    """The keys of an npz snapshot, but fnet's ``.../order_sampler_state`` (an iterator's random
+    state, which Chainer does not save)."""
     with numpy.load(path) as saved:
-        return sorted(saved.files)
+        return sorted(key for key in saved.files if not key.endswith("/order_sampler_state"))
 
 
 def read_log(path) -> list[dict]:
