@@ -102,7 +102,9 @@ def test_an_error_shows_the_programs_own_traceback(tmp_path):
     )
     result = _launch("fails.py", cwd=tmp_path)
     assert result.returncode == 1
-    assert result.stderr.splitlines() == [
+    # Python 3.13 underlines the failing expression (a line of ~ and ^): not a frame
+    lines = [line for line in result.stderr.splitlines() if line.strip(" ~^")]
+    assert lines == [
         "Traceback (most recent call last):",
         '  File "fails.py", line 6, in <module>',
         "    train()",
