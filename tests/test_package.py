@@ -106,3 +106,21 @@ def test_the_mpi_extra_brings_a_working_mpi():
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout == "2 3 [0, 1]\n", out.stdout
+
+
+def test_import_fnet_changes_no_process_wide_setting():
+    probe = (
+        "import os, signal, sys, warnings, numpy\n"
+        "def settings():\n"
+        "    return (numpy.geterr(), numpy.get_printoptions(), list(warnings.filters),\n"
+        "            sys.getrecursionlimit(), dict(os.environ), list(sys.path),\n"
+        "            [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD)],\n"
+        "            sys.excepthook, len(sys.meta_path))\n"
+        "before = settings()\n"
+        "import fnet, fnet.compat, fnet.data, fnet.training\n"
+        "after = settings()\n"
+        "print([i for i, (a, b) in enumerate(zip(before, after)) if a != b])\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("FNET_")}
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True)
+    assert out.stdout.strip() == "[]", out.stdout
