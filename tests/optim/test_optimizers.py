@@ -291,6 +291,21 @@ def test_step_in_place_writes_what_step_returns(name, dtype):
         numpy.testing.assert_array_equal(got, expected)
 
 
+@pytest.mark.parametrize("dtype", [numpy.float32, numpy.float64])
+def test_in_place_sgd_rounds_the_product_then_the_sum(dtype):
+    # p + (-lr * g) with two roundings, as NumPy computes it: not one fused multiply-add (BLAS's
+    # axpy fuses them with OpenBLAS's AVX-512 kernels, e.g. under OPENBLAS_CORETYPE=SkylakeX).
+    # Long arrays, so that any vector kernel runs; on these values the two differ in about one
+    # element in ten.
+    rng = numpy.random.RandomState(1)
+    params = {"w": rng.randn(4099).astype(dtype)}
+    grads = {"w": rng.randn(4099).astype(dtype)}
+    expected = params["w"] + grads["w"] * dtype(-0.1)
+    owned = copies(params)
+    optim.SGD(lr=0.1).step_in_place(grads, optim.SGD(lr=0.1).init(owned), owned)
+    numpy.testing.assert_array_equal(owned["w"], expected)
+
+
 def test_step_in_place_of_a_chain_falls_back_to_update():
     tx = optim.chain(optim.WeightDecay(0.1), optim.SGD(lr=0.5))
     params, grads = problem()
