@@ -410,7 +410,9 @@ def main(argv=None):
     for (name, threads), p in pools.items():
         n_blas = sum(1 for x in p if x["api"] == "blas")
         extra = f"  [{n_blas} BLAS libraries, each with its own thread pool]" if n_blas > 1 else ""
-        print(f"  {name + ',':<8} {setting_label(threads) + ':':<16} {pools_text(p)}{extra}")
+        own = workers[name, threads].info.get("torch_threads")  # PyTorch's intra-op threads
+        own = f"; torch.get_num_threads() {own}" if own else ""
+        print(f"  {name + ',':<8} {setting_label(threads) + ':':<16} {pools_text(p)}{own}{extra}")
     sys.stdout.flush()
 
     # Interleaved rounds.
