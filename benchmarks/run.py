@@ -3,14 +3,14 @@
 
     python benchmarks/run.py [--threads N|default] [--rounds N] [--cases a,b] [--quick]
 
-One persistent worker process per framework (benchmarks/worker.py): fnet
-runs in this interpreter's environment, Chainer and PyTorch in the virtual
-environments made by benchmarks/setup_peers.sh, and "compat" runs Chainer's
-own case code unchanged on fnet.compat (here too); "numpy" is no framework
-but the work itself written by hand in NumPy, for the cases where that shows
-a floor (cases_numpy.py).  Each worker builds every
-case once from the same numpy arrays (benchmarks/shared.py) and warms up;
-then, round after round, the runner asks each framework in turn (the order
+One persistent worker process per framework and thread setting
+(benchmarks/worker.py): fnet runs in this interpreter's environment, Chainer
+and PyTorch in the virtual environments made by benchmarks/setup_peers.sh,
+and "compat" runs Chainer's own case code unchanged on fnet.compat (here
+too); "numpy" is no framework but the work itself written by hand in NumPy,
+for the cases where that shows a floor (cases_numpy.py).  Each worker builds
+every case once from the same numpy arrays (benchmarks/shared.py) and warms
+up; then, round after round, the runner asks each worker in turn (the order
 rotates every round) to time one batch of repetitions of each case.  The
 table gives the median time per repetition over all rounds, and the ratios
 fnet/Chainer, fnet/PyTorch and fnet/NumPy-by-hand (above 1: fnet is
