@@ -22,8 +22,9 @@ from shared import (
 
 
 def init(threads):
-    torch.set_num_threads(threads)
-    torch.set_num_interop_threads(threads)
+    if threads is not None:  # None: PyTorch's own defaults
+        torch.set_num_threads(threads)
+        torch.set_num_interop_threads(threads)
     return {
         "version": f"torch {torch.__version__}, numpy {np.__version__}",
         "torch_threads": torch.get_num_threads(),

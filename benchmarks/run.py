@@ -1,20 +1,28 @@
 #!/usr/bin/env python
 """Benchmark fnet against Chainer and PyTorch, interleaved, in one run.
 
-    python benchmarks/run.py [--threads 1] [--rounds N] [--cases a,b] [--quick]
+    python benchmarks/run.py [--threads N|default] [--rounds N] [--cases a,b] [--quick]
 
-One persistent worker process per framework (benchmarks/worker.py): fnet
-runs in this interpreter's environment, Chainer and PyTorch in the virtual
-environments made by benchmarks/setup_peers.sh, and "compat" runs Chainer's
-own case code unchanged on fnet.compat (here too); "numpy" is no framework
-but the work itself written by hand in NumPy, for the cases where that shows
-a floor (cases_numpy.py).  Each worker builds every
-case once from the same numpy arrays (benchmarks/shared.py) and warms up;
-then, round after round, the runner asks each framework in turn (the order
+One persistent worker process per framework and thread setting
+(benchmarks/worker.py): fnet runs in this interpreter's environment, Chainer
+and PyTorch in the virtual environments made by benchmarks/setup_peers.sh,
+and "compat" runs Chainer's own case code unchanged on fnet.compat (here
+too); "numpy" is no framework but the work itself written by hand in NumPy,
+for the cases where that shows a floor (cases_numpy.py).  Each worker builds
+every case once from the same numpy arrays (benchmarks/shared.py) and warms
+up; then, round after round, the runner asks each worker in turn (the order
 rotates every round) to time one batch of repetitions of each case.  The
 table gives the median time per repetition over all rounds, and the ratios
 fnet/Chainer, fnet/PyTorch and fnet/NumPy-by-hand (above 1: fnet is
 slower), and fnet.compat's to pure fnet and to Chainer.
+
+By default every framework runs twice, interleaved: once with 1 thread (the
+thread variables set to 1) and once with the machine's default threads (the
+thread variables unset in the worker, as a user who pins nothing runs it).
+There is a table for each, then each framework's time at default threads
+over its time at 1 thread, with fnet's and fnet.compat's flagged where it is
+more than 10% above.  ``--threads N`` (or ``--threads default``) runs only
+that setting.
 """
 
 import argparse
@@ -51,6 +59,12 @@ FRAMEWORKS = {
 PEERS = ("chainer", "torch")
 # whose time fnet's is divided by, in the table
 RATIO_PEERS = PEERS + ("numpy",)
+# None: the machine's default threads (the thread variables unset)
+DEFAULT = None
+# at default threads, a time per step more than this over the 1-thread time is flagged
+# (for these frameworks)
+SLOWER_LIMIT = 1.10
+FLAGGED = ("fnet", "compat")
 
 
 class WorkerError(Exception):
@@ -62,18 +76,17 @@ class Worker:
 
     def __init__(self, name, threads, logdir):
         self.name = name
+        self.threads = threads
         label, python, paths = FRAMEWORKS[name]
         self.label = label
-        env = dict(os.environ)
-        for var in THREAD_VARS:
-            env[var] = str(threads)
+        env = worker_env(os.environ, threads)
         env["PYTHONPATH"] = os.pathsep.join(
             [HERE] + paths + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])
         )
-        self.log_path = os.path.join(logdir, name + ".log")
+        self.log_path = os.path.join(logdir, f"{name}-{setting_key(threads)}.log")
         self.log = open(self.log_path, "w")
         self.proc = subprocess.Popen(
-            [python, "-u", os.path.join(HERE, "worker.py"), name, "--threads", str(threads)],
+            [python, "-u", os.path.join(HERE, "worker.py"), name, "--threads", setting_key(threads)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self.log,
@@ -135,6 +148,53 @@ class Worker:
         self.log.close()
 
 
+def worker_env(environ, threads):
+    """The environment of a worker: the thread variables set to ``threads``, or, for the
+    machine's default threads (``threads is None``), removed."""
+    env = {k: v for k, v in environ.items() if k not in THREAD_VARS}
+    if threads is not DEFAULT:
+        env.update({var: str(threads) for var in THREAD_VARS})
+    return env
+
+
+def setting_key(threads):
+    """``threads`` as the worker's --threads argument and the JSON keys: "1", "2"..., "default"."""
+    return "default" if threads is DEFAULT else str(threads)
+
+
+def setting_label(threads):
+    return "default threads" if threads is DEFAULT else f"{threads} thread{'s' * (threads != 1)}"
+
+
+def usable_cores():
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 0
+
+
+def slower_at_default(one, default, limit=SLOWER_LIMIT):
+    """The time at default threads over the time at 1 thread, and whether it is above ``limit``
+    (None and False when either is missing)."""
+    if not one or not default:
+        return None, False
+    ratio = default / one
+    return ratio, ratio > limit
+
+
+def pools_text(pools):
+    """One line for a worker's thread pools: ``libscipy_openblas64_ (blas, 2 threads), ...``."""
+    if not pools:
+        return "none seen"
+    parts = []
+    for p in pools:
+        name = p["library"].split("-")[0].removesuffix(".so")
+        threads = p["threads"] and f"{p['threads']} thread{'s' * (p['threads'] != 1)}"
+        detail = ", ".join(x for x in (p["api"], threads) if x)
+        parts.append(f"{name} ({detail})" if detail else name)
+    return ", ".join(parts)
+
+
 def cpu_name():
     try:
         with open("/proc/cpuinfo") as f:
@@ -179,9 +239,10 @@ def parse_args(argv):
     )
     ap.add_argument(
         "--threads",
-        type=int,
-        default=1,
-        help="threads per framework (OMP/OpenBLAS/MKL and torch.set_num_threads); default 1",
+        default=None,
+        help="run only this setting: N threads per framework (OMP/OpenBLAS/MKL variables and "
+        "torch.set_num_threads), or 'default' (the variables unset); by default both 1 and "
+        "the machine's default threads",
     )
     ap.add_argument("--rounds", type=int, default=None, help="interleaved rounds (default 20, --quick 3)")
     ap.add_argument(
@@ -208,9 +269,9 @@ def parse_args(argv):
         "--settle",
         type=float,
         default=None,
-        help="idle seconds before each timed batch, so that the "
-        "previous worker's spinning BLAS/OpenMP threads go "
-        "to sleep (default 0 with 1 thread, else 0.3)",
+        help="idle seconds after each timed batch of a worker with more than one thread, "
+        "so that its spinning BLAS/OpenMP threads go to sleep before the next worker runs "
+        "(default 0.3)",
     )
     ap.add_argument("--json", metavar="PATH", help="also write all timings to PATH as JSON")
     ap.add_argument("-v", "--verbose", action="store_true", help="also print min and spread per measurement")
@@ -223,7 +284,15 @@ def parse_args(argv):
     if args.warmup is None:
         args.warmup = 0.1 if quick else 0.5
     if args.settle is None:
-        args.settle = 0.0 if args.threads == 1 else 0.3
+        args.settle = 0.3
+    if args.threads is None:
+        args.settings = [1, DEFAULT]
+    elif args.threads == "default":
+        args.settings = [DEFAULT]
+    elif args.threads.isdigit() and int(args.threads) >= 1:
+        args.settings = [int(args.threads)]
+    else:
+        ap.error(f"--threads must be a number of at least 1 or 'default', got {args.threads!r}")
     args.cases = [c for c in args.cases.split(",") if c]
     args.frameworks = [f for f in args.frameworks.split(",") if f]
     for c in args.cases:
@@ -232,8 +301,8 @@ def parse_args(argv):
     for f in args.frameworks:
         if f not in FRAMEWORKS:
             ap.error(f"unknown framework {f!r} (choose from {', '.join(FRAMEWORKS)})")
-    if args.threads < 1 or args.rounds < 1:
-        ap.error("--threads and --rounds must be at least 1")
+    if args.rounds < 1:
+        ap.error("--rounds must be at least 1")
     return args
 
 
@@ -245,12 +314,27 @@ def main(argv=None):
     args = parse_args(argv)
     t_start = time.perf_counter()
     print(f"fnet benchmarks: {time.strftime('%Y-%m-%d %H:%M')}")
-    print(f"machine: {cpu_name()}, {os.cpu_count() or 0} cores; {platform.system()} {platform.machine()}")
-    print(f"threads per framework: {args.threads} ({'/'.join(THREAD_VARS[:3])}, torch.set_num_threads)")
+    cores = usable_cores()
+    print(
+        f"machine: {cpu_name()}, {os.cpu_count() or 0} cores ({cores} usable); "
+        f"{platform.system()} {platform.machine()}"
+    )
+    for threads in args.settings:
+        if threads is DEFAULT:
+            print(
+                f"default threads: {'/'.join(THREAD_VARS[:3])} unset and PyTorch's own setting: "
+                f"each library's default, about one thread per usable core here ({cores}); "
+                "each worker's thread pools are listed below"
+            )
+        else:
+            print(
+                f"{setting_label(threads)} per framework: {'/'.join(THREAD_VARS[:3])}={threads}, "
+                f"torch.set_num_threads({threads})"
+            )
     quick = " (--quick: smoke test, not a measurement)" if args.quick else ""
     print(
         f"rounds: {args.rounds}, batch ~{args.batch_time:.2g} s, warm-up {args.warmup:.2g} s, "
-        f"settle {args.settle:.2g} s{quick}"
+        f"settle {args.settle:.2g} s after a batch with several threads{quick}"
     )
 
     tmp = tempfile.TemporaryDirectory(prefix="fnet-bench-")
@@ -259,127 +343,186 @@ def main(argv=None):
         data[case] = os.path.join(tmp.name, case + ".npz")
         np.savez(data[case], **shared.make_data(case))
 
+    # One worker per framework and setting, keyed (name, threads).
     notes = []
     workers = {}
-    for name in args.frameworks:
-        python = FRAMEWORKS[name][1]
-        if name in PEERS and not os.path.exists(python):
-            notes.append(f"{name}: not set up, run benchmarks/setup_peers.sh")
-            continue
-        try:
-            workers[name] = Worker(name, args.threads, tmp.name)
-        except OSError as e:
-            notes.append(f"{name}: cannot start {python}: {e}")
-    for name, w in list(workers.items()):
+    for threads in args.settings:
+        for name in args.frameworks:
+            python = FRAMEWORKS[name][1]
+            if name in PEERS and not os.path.exists(python):
+                if threads == args.settings[0]:
+                    notes.append(f"{name}: not set up, run benchmarks/setup_peers.sh")
+                continue
+            try:
+                workers[name, threads] = Worker(name, threads, tmp.name)
+            except OSError as e:
+                notes.append(f"{name} ({setting_label(threads)}): cannot start {python}: {e}")
+    for (name, threads), w in list(workers.items()):
         try:
             info = w.wait_ready(timeout=300)
-            print(f"  {name + ':':<8} {info['version']}, Python {info['python']}")
+            if threads == args.settings[0]:
+                print(f"  {name + ':':<8} {info['version']}, Python {info['python']}")
         except WorkerError as e:
             hint = " (run benchmarks/setup_peers.sh)" if name in PEERS else ""
-            notes.append(f"{name}: failed to start{hint}:\n  " + str(e).replace("\n", "\n  "))
+            notes.append(
+                f"{name} ({setting_label(threads)}): failed to start{hint}:\n  "
+                + str(e).replace("\n", "\n  ")
+            )
             w.close()
-            del workers[name]
+            del workers[name, threads]
     for n in notes:
         print(n)
     sys.stdout.flush()
 
+    # A worker with several threads leaves them spinning for a while after its batch: the
+    # next one waits for them to sleep (--settle).
+    last = {"spinning": False}
+
+    def settle(w):
+        if last["spinning"] and args.settle:
+            time.sleep(args.settle)
+        last["spinning"] = w.threads != 1
+
     # Build and warm up every case in every worker.
-    setup = {}  # (case, fw) -> setup reply
-    reps = {}  # (case, fw) -> repetitions per batch
-    times = {}  # (case, fw) -> [seconds per rep]
-    errors = {}  # (case, fw) -> message
+    setup = {}  # (case, name, threads) -> setup reply
+    reps = {}  # (case, name, threads) -> repetitions per batch
+    times = {}  # (case, name, threads) -> [seconds per rep]
+    errors = {}  # (case, name, threads) -> message
+    pools = {}  # (name, threads) -> the thread pools loaded after its last setup
     for case in args.cases:
-        for name, w in workers.items():
+        for (name, threads), w in workers.items():
             if case not in w.info["cases"]:
                 continue
-            log(f"setup {case} / {name}")
-            time.sleep(args.settle)
+            key = case, name, threads
+            log(f"setup {case} / {name} / {setting_label(threads)}")
+            settle(w)
             try:
                 r = w.request(timeout=600, cmd="setup", case=case, data=data[case], warmup=args.warmup)
             except WorkerError as e:
-                errors[case, name] = str(e)
+                errors[key] = str(e)
                 continue
-            setup[case, name] = r
-            reps[case, name] = int(min(100000, max(1, round(args.batch_time / max(r["est"], 1e-9)))))
-            times[case, name] = []
+            setup[key] = r
+            pools[name, threads] = r["pools"]
+            reps[key] = int(min(100000, max(1, round(args.batch_time / max(r["est"], 1e-9)))))
+            times[key] = []
+    print()
+    print("thread pools loaded by each worker after its cases' warm-up:")
+    for (name, threads), p in pools.items():
+        n_blas = sum(1 for x in p if x["api"] == "blas")
+        extra = f"  [{n_blas} BLAS libraries, each with its own thread pool]" if n_blas > 1 else ""
+        own = workers[name, threads].info.get("torch_threads")  # PyTorch's intra-op threads
+        own = f"; torch.get_num_threads() {own}" if own else ""
+        print(f"  {name + ',':<8} {setting_label(threads) + ':':<16} {pools_text(p)}{own}{extra}")
+    sys.stdout.flush()
 
     # Interleaved rounds.
-    names = list(workers)
+    keys = list(workers)
     for rnd in range(args.rounds):
         log(f"round {rnd + 1}/{args.rounds}")
-        order = names[rnd % len(names) :] + names[: rnd % len(names)] if names else []
+        order = keys[rnd % len(keys) :] + keys[: rnd % len(keys)] if keys else []
         for case in args.cases:
-            for name in order:
-                if (case, name) not in reps or (case, name) in errors:
+            for name, threads in order:
+                key = case, name, threads
+                if key not in reps or key in errors:
                     continue
-                timeout = 60 + 20 * args.batch_time + 20 * reps[case, name] * setup[case, name]["est"]
-                if args.settle:
-                    time.sleep(args.settle)
+                timeout = 60 + 20 * args.batch_time + 20 * reps[key] * setup[key]["est"]
+                w = workers[name, threads]
+                settle(w)
                 try:
-                    r = workers[name].request(timeout=timeout, cmd="time", case=case, reps=reps[case, name])
+                    r = w.request(timeout=timeout, cmd="time", case=case, reps=reps[key])
                 except WorkerError as e:
-                    errors[case, name] = str(e)
+                    errors[key] = str(e)
                     continue
-                times[case, name].extend(r["times"])
+                times[key].extend(r["times"])
     for w in workers.values():
         w.close()
     tmp.cleanup()
 
     # Report.
-    def med(case, name):
-        t = times.get((case, name))
-        if not t or (case, name) in errors:
+    def med(case, name, threads):
+        t = times.get((case, name, threads))
+        if not t or (case, name, threads) in errors:
             return None
         return median(t) * shared.CASES[case][1]
 
-    headers = ["case", "unit"] + [FRAMEWORKS[n][0] for n in FRAMEWORKS if n in args.frameworks]
+    def cell(case, name, threads):
+        if (case, name, threads) in errors:
+            return "error"
+        w = workers.get((name, threads))
+        if w is None or case not in w.info["cases"]:
+            return "n/a"
+        return fmt_time(med(case, name, threads))
+
+    names = [n for n in FRAMEWORKS if n in args.frameworks]
     ratio_peers = [p for p in RATIO_PEERS if p in args.frameworks]
-    headers += [f"fnet/{FRAMEWORKS[p][0]}" for p in ratio_peers]
     compat_peers = [p for p in ("fnet", "chainer") if p in args.frameworks]
-    if "compat" in args.frameworks:
-        headers += [f"fnet.compat/{FRAMEWORKS[p][0]}" for p in compat_peers]
-    rows = []
-    for case in args.cases:
-        row = [case, shared.CASES[case][0]]
-        row += [
-            "error"
-            if (case, n) in errors
-            else "n/a"
-            if n not in workers or case not in workers[n].info["cases"]
-            else fmt_time(med(case, n))
-            for n in FRAMEWORKS
-            if n in args.frameworks
-        ]
-        f = med(case, "fnet")
-        for p in ratio_peers:
-            m = med(case, p)
-            row.append(f"{f / m:.2f}x" if f and m else "-")
+    for threads in args.settings:
+        headers = ["case", "unit"] + [FRAMEWORKS[n][0] for n in names]
+        headers += [f"fnet/{FRAMEWORKS[p][0]}" for p in ratio_peers]
         if "compat" in args.frameworks:
-            c = med(case, "compat")
-            for p in compat_peers:
-                m = med(case, p)
-                row.append(f"{c / m:.2f}x" if c and m else "-")
-        rows.append(row)
-    print()
-    print("median time per repetition (ratio > 1: fnet is slower)")
-    print(table(headers, rows))
+            headers += [f"fnet.compat/{FRAMEWORKS[p][0]}" for p in compat_peers]
+        rows = []
+        for case in args.cases:
+            row = [case, shared.CASES[case][0]] + [cell(case, n, threads) for n in names]
+            f = med(case, "fnet", threads)
+            for p in ratio_peers:
+                m = med(case, p, threads)
+                row.append(f"{f / m:.2f}x" if f and m else "-")
+            if "compat" in args.frameworks:
+                c = med(case, "compat", threads)
+                for p in compat_peers:
+                    m = med(case, p, threads)
+                    row.append(f"{c / m:.2f}x" if c and m else "-")
+            rows.append(row)
+        what = (
+            f"default threads (the thread variables unset: each library's default, {cores} usable cores)"
+            if threads is DEFAULT
+            else f"{setting_label(threads)} per framework"
+        )
+        print()
+        print(f"{what}: median time per repetition (ratio > 1: fnet is slower)")
+        print(table(headers, rows))
+
+    flagged = []
+    if 1 in args.settings and DEFAULT in args.settings:
+        headers = ["case"] + [f"{FRAMEWORKS[n][0]} default/1" for n in names]
+        rows = []
+        for case in args.cases:
+            row = [case]
+            for n in names:
+                ratio, slower = slower_at_default(med(case, n, 1), med(case, n, DEFAULT))
+                mark = slower and n in FLAGGED
+                if mark:
+                    flagged.append(f"{case} / {FRAMEWORKS[n][0]}: {ratio:.2f}x")
+                row.append("-" if ratio is None else f"{ratio:.2f}x" + (" !" if mark else ""))
+            rows.append(row)
+        print()
+        print(
+            "default threads over 1 thread (time per repetition; ! marks fnet or fnet.compat more than "
+            f"{100 * (SLOWER_LIMIT - 1):.0f}% slower at default threads)"
+        )
+        print(table(headers, rows))
+        if flagged:
+            print("slower at default threads than at 1 thread: " + "; ".join(flagged))
 
     # Same work everywhere?  Compare what the first two repetitions returned
     # (per_op: sum of the input gradient; steps: the loss before each update).
     print()
     print(
-        "agreement (the first two results of each case, and their largest "
-        "relative difference from fnet's, else from the first framework's):"
+        "agreement (the first two results of each case, and their largest relative difference "
+        "from fnet's at the first setting, else from the first worker's):"
     )
+    first = args.settings[0]
     for case in args.cases:
-        probes = {n: setup[case, n] for n in workers if (case, n) in setup}
+        probes = {(n, t): setup[case, n, t] for n, t in workers if (case, n, t) in setup}
         if not probes:
             continue
-        ref = "fnet" if "fnet" in probes else next(iter(probes))
+        ref = ("fnet", first) if ("fnet", first) in probes else next(iter(probes))
         parts = []
-        for n, r in probes.items():
-            s = f"{n} " + ", ".join(f"{v:.6g}" for v in r["probe"])
-            if n != ref:
+        for (n, t), r in probes.items():
+            s = n if len(args.settings) == 1 else f"{n} ({setting_key(t)})"
+            s += " " + ", ".join(f"{v:.6g}" for v in r["probe"])
+            if (n, t) != ref:
                 s += f" (rel diff {rel_diff(probes[ref]['probe'], r['probe']):.1e})"
             if r["dtype"] != "float32":
                 s += f" [dtype {r['dtype']}, expected float32]"
@@ -390,44 +533,57 @@ def main(argv=None):
         print()
         vrows = []
         for case in args.cases:
-            for n in workers:
-                t = times.get((case, n))
-                if not t or (case, n) in errors:
+            for name, threads in workers:
+                key = case, name, threads
+                t = times.get(key)
+                if not t or key in errors:
                     continue
                 s = sorted(t)
                 q1, q3 = s[len(s) // 4], s[(3 * len(s)) // 4]
                 vrows.append(
                     [
                         case,
-                        n,
+                        name,
+                        setting_key(threads),
                         len(s),
-                        reps[case, n],
+                        reps[key],
                         fmt_time(s[0] * shared.CASES[case][1]),
                         fmt_time(median(s) * shared.CASES[case][1]),
                         f"{100 * (q3 - q1) / median(s):.1f}%",
                     ]
                 )
-        print(table(["case", "framework", "reps", "per batch", "min", "median", "IQR/median"], vrows))
+        print(
+            table(["case", "framework", "threads", "reps", "per batch", "min", "median", "IQR/median"], vrows)
+        )
 
     if errors:
         print()
-        for (case, name), msg in errors.items():
-            print(f"ERROR {case} / {name}:\n  " + msg.replace("\n", "\n  "))
+        for (case, name, threads), msg in errors.items():
+            print(f"ERROR {case} / {name} / {setting_label(threads)}:\n  " + msg.replace("\n", "\n  "))
 
     if args.json:
+        keys = [setting_key(t) for t in args.settings]
         with open(args.json, "w") as f:
             json.dump(
                 {
                     "date": time.strftime("%Y-%m-%d %H:%M"),
                     "machine": cpu_name(),
                     "cores": os.cpu_count(),
-                    "threads": args.threads,
+                    "usable_cores": cores,
+                    "threads": keys,
                     "rounds": args.rounds,
-                    "versions": {n: w.info for n, w in workers.items()},
+                    "versions": {n: w.info for (n, t), w in workers.items() if t == first},
+                    "pools": {f"{n}/{setting_key(t)}": p for (n, t), p in pools.items()},
                     "units": {c: shared.CASES[c][0] for c in args.cases},
-                    "median": {c: {n: med(c, n) for n in workers} for c in args.cases},
-                    "times_s": {f"{c}/{n}": v for (c, n), v in times.items()},
-                    "errors": {f"{c}/{n}": v for (c, n), v in errors.items()},
+                    "median": {
+                        setting_key(t): {
+                            c: {n: med(c, n, t) for n, tt in workers if tt == t} for c in args.cases
+                        }
+                        for t in args.settings
+                    },
+                    "slower_at_default": flagged,
+                    "times_s": {f"{c}/{n}/{setting_key(t)}": v for (c, n, t), v in times.items()},
+                    "errors": {f"{c}/{n}/{setting_key(t)}": v for (c, n, t), v in errors.items()},
                 },
                 f,
                 indent=1,

@@ -1,7 +1,10 @@
 """Benchmark worker: one persistent process per framework.
 
-    python benchmarks/worker.py FRAMEWORK --threads N
+    python benchmarks/worker.py FRAMEWORK --threads N|default
 
+With ``--threads N`` the thread variables (THREAD_VARS) are set to N before
+anything is imported; with ``--threads default`` they are left as the
+environment has them (the runner unsets them: the libraries' own defaults).
 Imports ``cases_FRAMEWORK`` (and through it only that framework), then
 serves JSON-line requests on stdin, one JSON reply per line on stdout:
 
@@ -9,7 +12,8 @@ serves JSON-line requests on stdin, one JSON reply per line on stdout:
         build case C from the arrays in NPZ, run it twice (the results are
         sent back as "probe" so the runner can check that every framework
         computes the same thing), warm up for about S seconds and reply
-        with an estimate "est" of the seconds per repetition.
+        with an estimate "est" of the seconds per repetition, and the
+        thread pools loaded so far ("pools", see thread_pools).
     {"cmd": "time", "case": C, "reps": K}
         run K repetitions, reply {"times": [seconds per repetition, ...]}.
     {"cmd": "quit"}
@@ -19,7 +23,8 @@ The first line a worker writes is {"ok": true, "event": "ready", "info": ..}
 or {"ok": false, "error": ...} when the framework cannot be imported.
 
 A case module provides:
-    init(threads) -> dict     import-time setup (thread count); version info
+    init(threads) -> dict     import-time setup (thread count, None for the
+                              libraries' defaults); version info
     CASES = {name: build}     build(data: dict of numpy arrays) -> step (a module may
                               leave cases out: the runner shows them as n/a),
                               step() runs one repetition synchronously and
@@ -34,6 +39,7 @@ import gc
 import importlib
 import json
 import os
+import re
 import sys
 import time
 import traceback
@@ -47,9 +53,48 @@ THREAD_VARS = (
 )
 
 
+# Shared libraries that bring a BLAS or an OpenMP thread pool, by file name (for thread_pools
+# without threadpoolctl).
+_POOL_LIBRARY = re.compile(r"blas|lapack|mkl|blis|omp|tbb", re.IGNORECASE)
+
+
 def set_thread_env(threads):
     for var in THREAD_VARS:
         os.environ[var] = str(threads)
+
+
+def thread_pools():
+    """The BLAS and OpenMP libraries loaded in this process: ``[{"library", "api", "threads"}]``.
+
+    Through threadpoolctl where it is installed (``api`` is "blas" or "openmp", ``threads`` the
+    pool's size); else the matching file names among the shared objects this process has mapped
+    (Linux's /proc/self/maps), with ``api`` and ``threads`` None. A library linked statically into
+    another (PyTorch's MKL) is not seen.
+    """
+    try:
+        import threadpoolctl
+    except ImportError:
+        threadpoolctl = None
+    if threadpoolctl is not None:
+        return [
+            {
+                "library": os.path.basename(p["filepath"]),
+                "api": p["user_api"],
+                "threads": p["num_threads"],
+            }
+            for p in threadpoolctl.threadpool_info()
+        ]
+    try:
+        with open("/proc/self/maps") as f:
+            names = {
+                os.path.basename(line.split()[-1])
+                for line in f
+                if line.rstrip().endswith(".so") or ".so." in line
+            }
+    except OSError:
+        return []
+    names = sorted(name for name in names if _POOL_LIBRARY.search(name))
+    return [{"library": name, "api": None, "threads": None} for name in names]
 
 
 def time_reps(step, reps):
@@ -99,6 +144,7 @@ class Worker:
             "dtype": dtype,
             "est": median(times[len(times) // 2 :]),
             "setup_s": time.perf_counter() - t0,
+            "pools": thread_pools(),
         }
 
     def time(self, case, reps):
@@ -110,11 +156,13 @@ class Worker:
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("framework")
-    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--threads", default="1", help="a number, or 'default' to leave the thread variables")
     args = ap.parse_args()
+    threads = None if args.threads == "default" else int(args.threads)
 
     # Thread variables must be set before numpy/BLAS is first imported.
-    set_thread_env(args.threads)
+    if threads is not None:
+        set_thread_env(threads)
 
     # Keep the protocol channel clean: anything the framework prints (to
     # sys.stdout or straight to fd 1) goes to stderr instead.
@@ -128,7 +176,7 @@ def main():
 
     try:
         module = importlib.import_module("cases_" + args.framework)
-        info = module.init(args.threads)
+        info = module.init(threads)
         info["python"] = sys.version.split()[0]
         info["cases"] = list(module.CASES)
     except BaseException:

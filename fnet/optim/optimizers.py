@@ -341,14 +341,14 @@ def _gradient_method(
             delta, new = kernel(p, g, s, hp, t)
             if mode == "step_in_place" and delta.dtype == p.dtype:
                 if type(delta) is _Scaled:
-                    _axpy(delta.a, delta.x, p)  # one pass (SGD)
+                    _axpy(delta.a, delta.x, p)  # SGD: no array for the new parameter
                 else:
                     p += delta
                 slots[leaf.path] = {k: a.reshape(()) for k, a in new.items()} if scalar else new
                 out.append(p.reshape(()) if scalar else p)
                 continue
             if type(delta) is _Scaled:
-                delta = delta.x * delta.dtype.type(delta.a)
+                delta = _scaled(delta.a, delta.x)
             if fused:
                 if any(delta is a for a in new.values()):
                     delta = delta + p
@@ -391,8 +391,8 @@ def _gradient_method(
 
 @attrs.frozen
 class _Scaled:
-    """A rule's update ``a * x`` not yet computed, so that applying it in place takes one
-    pass (BLAS axpy) instead of two."""
+    """A rule's update ``a * x`` not yet computed, so that applying it in place needs no
+    array for the new parameter (see ``_scaled``)."""
 
     a: float
     x: Any
@@ -402,33 +402,22 @@ class _Scaled:
         return self.x.dtype
 
 
-@functools.cache
-def _blas_axpy(dtype):
-    """BLAS's axpy for ``dtype`` (scipy.linalg is imported on first use: it is slow to import)."""
-    from scipy.linalg import blas
+def _scaled(a: float, x):
+    """``a * x``, rounded once, in ``x``'s dtype: the one product behind ``_Scaled`` and ``_axpy``.
 
-    return blas.get_blas_funcs("axpy", dtype=dtype)
+    The pure step adds the parameter into it (``a x + p``), the in-place step adds it into the
+    parameter (``p + a x``). Both are the same two roundings (the product's, then the sum's;
+    an IEEE sum is exactly rounded and commutative), so ``step_in_place`` writes, bit for bit,
+    what ``step`` returns, on every CPU. BLAS's axpy may fuse the two into one rounding (an
+    FMA, as OpenBLAS's AVX2 and AVX-512 kernels do), and SciPy's would be a second BLAS with
+    its own thread pool beside NumPy's: neither is used.
+    """
+    return x * x.dtype.type(a)
 
 
 def _axpy(a: float, x, y) -> None:
-    """``y += a * x`` in place, in one pass through BLAS where both are contiguous NumPy float
-    arrays of one dtype and layout (two passes through NumPy otherwise)."""
-    if (
-        type(x) is numpy.ndarray
-        and type(y) is numpy.ndarray
-        and x.dtype == y.dtype
-        and x.dtype in (numpy.float32, numpy.float64)
-        and x.flags.c_contiguous
-        and y.flags.c_contiguous
-        and y.flags.writeable
-        and x.shape == y.shape
-    ):
-        flat = y.reshape(-1)
-        out = _blas_axpy(flat.dtype)(x.reshape(-1), flat, a=a)
-        if out is not flat:  # f2py made a copy after all: keep the in-place contract
-            flat[...] = out
-        return
-    y += a * x
+    """``y += a * x`` in place, through NumPy's (or CuPy's) own operations: ``y + _scaled(a, x)``."""
+    y += _scaled(a, x)
 
 
 def _zeros(*names: str) -> _InitSlots:
@@ -637,9 +626,8 @@ def _adam(
         store = (lambda a: a.astype(p.dtype)) if interm != p.dtype else (lambda a: a)
         alpha_t = hp["alpha"] * math.sqrt(1.0 - math.pow(beta2, t)) / (1.0 - math.pow(beta1, t))
 
-        # m = beta1 m + (1 - beta1) g and v = beta2 v + (1 - beta2) g^2, in fresh arrays; the
-        # BLAS axpy adds the old moment in one pass (Chainer's m += (1 - beta1)(g - m) is the
-        # same up to rounding, in three)
+        # m = beta1 m + (1 - beta1) g and v = beta2 v + (1 - beta2) g^2, in fresh arrays
+        # (Chainer's m += (1 - beta1)(g - m) is the same up to rounding)
         m = g * (1.0 - beta1)
         _axpy(beta1, s["m"], m)
         m = store(m)

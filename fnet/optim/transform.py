@@ -130,8 +130,9 @@ class Transform:
         """Update and apply by writing into the arrays of ``params``; returns the new state.
 
         Not pure: for callers that own the parameter buffers (the Chainer layer, whose
-        Parameters are updated in place as Chainer's are). It saves the new arrays, and for
-        SGD a pass (BLAS axpy). Every leaf of ``params`` must be a writeable array.
+        Parameters are updated in place as Chainer's are). It saves the new arrays (SGD adds
+        ``-lr * g`` straight into each parameter). Every leaf of ``params`` must be a writeable
+        array.
 
         >>> import numpy
         >>> from fnet import optim

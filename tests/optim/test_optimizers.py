@@ -291,6 +291,36 @@ def test_step_in_place_writes_what_step_returns(name, dtype):
         numpy.testing.assert_array_equal(got, expected)
 
 
+@pytest.mark.parametrize("dtype", [numpy.float32, numpy.float64])
+def test_in_place_sgd_rounds_the_product_then_the_sum(dtype):
+    # p + (-lr * g) with two roundings, as NumPy computes it: not one fused multiply-add (BLAS's
+    # axpy fuses them with OpenBLAS's AVX-512 kernels, e.g. under OPENBLAS_CORETYPE=SkylakeX).
+    # Long arrays, so that any vector kernel runs; on these values the two differ in about one
+    # element in ten.
+    rng = numpy.random.RandomState(1)
+    params = {"w": rng.randn(4099).astype(dtype)}
+    grads = {"w": rng.randn(4099).astype(dtype)}
+    expected = params["w"] + grads["w"] * dtype(-0.1)
+    owned = copies(params)
+    optim.SGD(lr=0.1).step_in_place(grads, optim.SGD(lr=0.1).init(owned), owned)
+    numpy.testing.assert_array_equal(owned["w"], expected)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_an_empty_parameter_is_updated(name):
+    # a parameter with no elements (Chainer's optimizer tests use shape (1, 0, 2)); SciPy's axpy
+    # refused it (Adam's moments, SGD in place)
+    tx = getattr(optim, name)()
+    params = {"w": numpy.zeros((1, 0, 2), numpy.float32), "b": numpy.ones(2, numpy.float32)}
+    grads = {"w": numpy.zeros((1, 0, 2), numpy.float32), "b": numpy.ones(2, numpy.float32)}
+    new_params, state = tx.step(grads, tx.init(params), params)
+    assert new_params["w"].shape == (1, 0, 2) and new_params["w"].dtype == numpy.float32
+    assert all(a.shape == (1, 0, 2) for a in state.slots["w"].values())
+    owned = copies(params)
+    tx.step_in_place(grads, tx.init(owned), owned)
+    numpy.testing.assert_array_equal(owned["b"], new_params["b"])
+
+
 def test_step_in_place_of_a_chain_falls_back_to_update():
     tx = optim.chain(optim.WeightDecay(0.1), optim.SGD(lr=0.5))
     params, grads = problem()

@@ -1,0 +1,70 @@
+"""benchmarks/run.py: both thread settings by default, the thread variables of each worker, and
+the flag on a case slower at default threads than at 1 thread."""
+
+from __future__ import annotations
+
+import importlib.util
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+RUN = pathlib.Path(__file__).resolve().parents[2] / "benchmarks" / "run.py"
+
+pytestmark = pytest.mark.skipif(not RUN.exists(), reason="needs the repository's benchmarks/")
+
+
+@pytest.fixture(scope="module")
+def run():
+    spec = importlib.util.spec_from_file_location("benchmarks_run", RUN)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_both_settings_by_default_and_one_with_threads(run):
+    assert run.parse_args([]).settings == [1, run.DEFAULT]
+    assert run.parse_args(["--threads", "2"]).settings == [2]
+    assert run.parse_args(["--threads", "default"]).settings == [run.DEFAULT]
+    assert run.parse_args(["--quick"]).rounds == 3
+
+
+@pytest.mark.parametrize("bad", ["0", "two", "-1"])
+def test_threads_must_be_a_positive_number_or_default(run, bad, capsys):
+    with pytest.raises(SystemExit):
+        run.parse_args(["--threads", bad])
+    assert "--threads must be a number of at least 1 or 'default'" in capsys.readouterr().err
+
+
+def test_default_threads_leave_the_thread_variables_unset(run):
+    environ = {"PATH": "/bin", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "4"}
+    env = run.worker_env(environ, run.DEFAULT)
+    assert env == {"PATH": "/bin"}
+    pinned = run.worker_env(environ, 3)
+    assert {var: pinned[var] for var in run.THREAD_VARS} == dict.fromkeys(run.THREAD_VARS, "3")
+    assert pinned["PATH"] == "/bin"
+
+
+def test_a_case_more_than_ten_percent_slower_at_default_threads_is_flagged(run):
+    assert run.slower_at_default(10.0, 11.5) == (1.15, True)
+    assert run.slower_at_default(10.0, 10.5) == (1.05, False)
+    assert run.slower_at_default(10.0, 6.0) == (0.6, False)
+    assert run.slower_at_default(None, 6.0) == (None, False)
+
+
+def test_a_quick_run_prints_both_tables_and_the_comparison():
+    done = subprocess.run(
+        [sys.executable, str(RUN), "--quick", "--frameworks", "fnet", "--cases", "per_op"]
+        + ["--rounds", "1", "--batch-time", "0.01", "--warmup", "0.01", "--settle", "0"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    out = done.stdout
+    assert "1 thread per framework: median time per repetition" in out
+    assert "default threads (the thread variables unset" in out
+    assert "default threads over 1 thread" in out
+    assert "thread pools loaded by each worker" in out
+    assert out.count("| per_op ") == 3  # the two tables and the comparison
