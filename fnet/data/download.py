@@ -25,15 +25,17 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import http.client
+import logging
 import os
 import re
-import sys
 import tempfile
 import urllib.request
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from ..errors import FnetError, message
+
+_log = logging.getLogger(__name__)
 
 __all__ = [
     "DatasetCacheError",
@@ -217,8 +219,7 @@ def cached_download(url: str, *, sha256: str | None = None, sources: Sequence[st
     with tempfile.TemporaryDirectory(dir=cache_root) as temp_root:
         temp_path = os.path.join(temp_root, "dl")
         for source in sources:
-            sys.stderr.write(f"Downloading from {source}...\n")
-            sys.stderr.flush()
+            _log.info("Downloading from %s...", source)
             try:
                 got = _download(source, temp_path)
             except (OSError, ValueError, http.client.HTTPException) as e:

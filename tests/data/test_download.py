@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import pathlib
 import threading
@@ -61,7 +62,8 @@ def test_cached_download_caches_under_the_md5_of_the_url(root, tmp_path_factory)
     assert sorted(os.listdir(os.path.join(root, "_dl_cache"))) == sorted(["_dl_lock", os.path.basename(path)])
 
 
-def test_failed_download_names_the_url_and_the_cache_path(root, capsys):
+def test_failed_download_names_the_url_and_the_cache_path(root, caplog):
+    caplog.set_level(logging.INFO, logger="fnet.data.download")
     url = "http://example.invalid/data/train.gz"
     expected = os.path.join(str(root), "_dl_cache", hashlib.md5(url.encode()).hexdigest())
     with pytest.raises(DatasetCacheError) as info:
@@ -72,7 +74,7 @@ def test_failed_download_names_the_url_and_the_cache_path(root, capsys):
     assert isinstance(info.value, OSError)
     assert not os.path.exists(expected)
     assert os.listdir(os.path.join(root, "_dl_cache")) == ["_dl_lock"]  # no temporary left
-    assert f"Downloading from {url}..." in capsys.readouterr().err
+    assert f"Downloading from {url}..." in caplog.messages
 
 
 def test_cached_download_rejects_a_non_str_url(root):
@@ -186,7 +188,8 @@ def _cache_path(root, url: str) -> str:
     return os.path.join(str(root), "_dl_cache", hashlib.md5(url.encode()).hexdigest())
 
 
-def test_a_download_with_the_right_sha256_is_cached(root, http_server, capsys):
+def test_a_download_with_the_right_sha256_is_cached(root, http_server, caplog):
+    caplog.set_level(logging.INFO, logger="fnet.data.download")
     base, files = http_server
     files["/data/f.bin"] = b"payload"
     url = base + "/data/f.bin"
@@ -194,7 +197,7 @@ def test_a_download_with_the_right_sha256_is_cached(root, http_server, capsys):
     assert path == _cache_path(root, url)
     assert pathlib.Path(path).read_bytes() == b"payload"
     assert sorted(os.listdir(os.path.join(root, "_dl_cache"))) == sorted(["_dl_lock", os.path.basename(path)])
-    assert capsys.readouterr().err == f"Downloading from {url}...\n"
+    assert caplog.messages == [f"Downloading from {url}..."]
     files.clear()  # cached: not downloaded again
     assert cached_download(url, sha256=_sha256(b"payload")) == path
 
@@ -225,7 +228,8 @@ def test_a_truncated_download_is_reported_and_removed(root, http_server):
     assert os.listdir(os.path.join(root, "_dl_cache")) == ["_dl_lock"]
 
 
-def test_sources_are_tried_in_order_and_the_file_is_cached_under_url(root, http_server, capsys):
+def test_sources_are_tried_in_order_and_the_file_is_cached_under_url(root, http_server, caplog):
+    caplog.set_level(logging.INFO, logger="fnet.data.download")
     base, files = http_server
     files["/bad/f.bin"] = b"wrong bytes"
     files["/good/f.bin"] = b"right bytes"
@@ -234,7 +238,7 @@ def test_sources_are_tried_in_order_and_the_file_is_cached_under_url(root, http_
     path = cached_download(url, sha256=_sha256(b"right bytes"), sources=sources)
     assert path == _cache_path(root, url)
     assert pathlib.Path(path).read_bytes() == b"right bytes"
-    assert capsys.readouterr().err.splitlines() == [f"Downloading from {s}..." for s in sources[:3]]
+    assert caplog.messages == [f"Downloading from {s}..." for s in sources[:3]]
 
 
 def test_when_every_source_fails_each_is_named(root, http_server):

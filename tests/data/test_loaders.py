@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import pickle
 import re
@@ -343,7 +344,8 @@ def _serve_mnist(files: dict, folder: str) -> dict[str, bytes]:
     return made
 
 
-def test_get_mnist_downloads_from_a_mirror_into_chainers_cache_layout(root, http_server, monkeypatch, capsys):
+def test_get_mnist_downloads_from_a_mirror_into_chainers_cache_layout(root, http_server, monkeypatch, caplog):
+    caplog.set_level(logging.INFO, logger="fnet.data.download")
     base, files = http_server
     made = _serve_mnist(files, "mirror")
     digests = {name: hashlib.sha256(data).hexdigest() for name, data in made.items()}
@@ -356,9 +358,8 @@ def test_get_mnist_downloads_from_a_mirror_into_chainers_cache_layout(root, http
     for name, data in made.items():  # cached under the MD5 of Chainer's URL, where Chainer looks
         with open(fake_cache.download_path(root, fake_cache.MNIST_URLS["mnist"] + name), "rb") as f:
             assert f.read() == data
-    err = capsys.readouterr().err
-    assert f"Downloading from {base}/gone/train-images-idx3-ubyte.gz..." in err
-    assert f"Downloading from {base}/mirror/train-images-idx3-ubyte.gz..." in err
+    assert f"Downloading from {base}/gone/train-images-idx3-ubyte.gz..." in caplog.messages
+    assert f"Downloading from {base}/mirror/train-images-idx3-ubyte.gz..." in caplog.messages
 
 
 def test_get_mnist_rejects_a_download_that_is_not_the_published_file(root, http_server, monkeypatch):

@@ -9,6 +9,7 @@ starts (the way to resume), and ``n_retains=N`` keeps only the ``N`` newest ones
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 import warnings
@@ -20,6 +21,8 @@ import numpy
 from ...errors import CheckpointError
 from ..extension import Extension
 from . import snapshot_writers
+
+_log = logging.getLogger(__name__)
 
 __all__ = ["snapshot", "snapshot_object"]
 
@@ -151,12 +154,11 @@ class _Snapshot(Extension):
             path = _load_newest_intact(
                 self.filename, outdir, trainer if self._target is None else self._target
             )
-            if _is_debug():
-                print(
-                    f"No snapshot file that matches {self.filename} was found"
-                    if path is None
-                    else f"Snapshot loaded from {path}"
-                )
+            if _is_debug():  # Chainer prints this in debug mode; here it is a log record
+                if path is None:
+                    _log.info("No snapshot file that matches %s was found", self.filename)
+                else:
+                    _log.info("Snapshot loaded from %s", path)
         if (
             hasattr(self.writer, "_add_cleanup_hook")
             and self.n_retains > 0

@@ -3,6 +3,7 @@ n_retains, condition, snapshot_on_error, the background writers, and argument er
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import subprocess
@@ -70,6 +71,23 @@ def test_autoload_loads_the_newest_matching_snapshot(make_trainer):
     resumed.extend(snapshot_object(resumed_model, "model_{.updater.iteration}", autoload=True), "snapshot")
     resumed.initialize()
     assert (resumed_model.W == 3).all() and resumed_model.steps == 3
+
+
+def test_autoload_in_debug_mode_logs_what_it_loaded(make_trainer, caplog):
+    import fnet.compat as chainer
+
+    caplog.set_level(logging.INFO, logger="fnet.training.extensions._snapshot")
+    trainer, model = make_trainer(), Model()
+    _train(trainer, snapshot_object(model, "model_{.updater.iteration}"), 2, model)
+    with chainer.using_config("debug", True):
+        for out in (trainer.out, trainer.out + "_empty"):
+            resumed = make_trainer(out=out)
+            resumed.extend(snapshot_object(Model(), "model_{.updater.iteration}", autoload=True), "snapshot")
+            resumed.initialize()
+    assert caplog.messages == [
+        f"Snapshot loaded from {os.path.join(trainer.out, 'model_2')}",
+        "No snapshot file that matches model_{.updater.iteration} was found",
+    ]
 
 
 def _resume(make_trainer, out, **kwargs):
