@@ -16,7 +16,7 @@ from typing import Any, BinaryIO
 import numpy
 
 from ...errors import CheckpointError, message
-from ...io import _atomic_write
+from ...io.atomic import atomic_write
 from ..serializer import Deserializer, Serializer
 from ._common import HDF5ShapeError, host_value, missing_entry, restore
 
@@ -156,7 +156,7 @@ def save_hdf5(filename: str | os.PathLike | BinaryIO, obj: Any, compression: int
     if hasattr(filename, "write"):
         filename.write(data)
     else:
-        _atomic_write("save_hdf5", filename, lambda f: f.write(data))
+        atomic_write("save_hdf5", filename, lambda f: f.write(data))
 
 
 def load_hdf5(filename: str | os.PathLike, obj: Any) -> None:

@@ -31,7 +31,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-from ...io import _DIRECTORY_LOCK, _fsync_directory, _temp_directory
+from ...io.atomic import DIRECTORY_LOCK, fsync_directory, temp_directory
 
 __all__ = [
     "write_atomically",
@@ -68,11 +68,11 @@ def write_atomically(filename: str, outdir: str, target: Any, savefun: _SaveFun 
     savefun = _default_savefun() if savefun is None else savefun
     path = os.path.join(outdir, filename)
     directory, name = os.path.split(os.path.abspath(path))
-    with _temp_directory(path) as tmpdir:
+    with temp_directory(path) as tmpdir:
         tmppath = os.path.join(tmpdir, name)
         savefun(tmppath, target, **kwds)
         if not os.path.isfile(tmppath):
-            written = sorted(set(os.listdir(tmpdir)) - {_DIRECTORY_LOCK})
+            written = sorted(set(os.listdir(tmpdir)) - {DIRECTORY_LOCK})
             raise RuntimeError(
                 f"snapshot writer: the save function {getattr(savefun, '__name__', savefun)!r} did not "
                 f"write the file it was given ({name!r}); it wrote {written}\n"
@@ -82,7 +82,7 @@ def write_atomically(filename: str, outdir: str, target: Any, savefun: _SaveFun 
         with open(tmppath, "rb+") as f:
             os.fsync(f.fileno())
         os.replace(tmppath, os.path.join(directory, name))
-    _fsync_directory(directory)
+    fsync_directory(directory)
 
 
 class Writer(abc.ABC):
