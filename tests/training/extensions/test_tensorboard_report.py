@@ -52,7 +52,8 @@ def _scalars(logdir):
 @pytest.fixture
 def tensorboardX():
     return pytest.importorskip(
-        "tensorboardX", reason="TensorBoardReport needs tensorboardX (pip install 'fnet-chainer[tensorboard]')"
+        "tensorboardX",
+        reason="TensorBoardReport needs tensorboardX (pip install 'fnet-chainer[tensorboard]')",
     )
 
 
@@ -93,7 +94,6 @@ def test_keys_trigger_logdir_and_resume(make_trainer, tmp_path, tensorboardX):
 
 def test_missing_tensorboardx_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "tensorboardX", None)  # import tensorboardX raises ImportError
-    with pytest.raises(
-        ImportError, match=r"tensorboardX is not installed.*\n  hint: pip install 'fnet-chainer\[tensorboard\]'"
-    ):
+    expected = r"tensorboardX is not installed.*\n  hint: pip install 'fnet-chainer\[tensorboard\]'"
+    with pytest.raises(ImportError, match=expected):
         TensorBoardReport()
