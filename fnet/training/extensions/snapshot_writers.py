@@ -22,16 +22,17 @@ function is ``fnet.compat.serializers.save_npz`` unless ``savefun`` is given.
 from __future__ import annotations
 
 import abc
+import logging
 import multiprocessing
 import os
 import queue
-import sys
 import threading
-import traceback
 from collections.abc import Callable
 from typing import Any
 
 from ...io.atomic import DIRECTORY_LOCK, fsync_directory, temp_directory
+
+_log = logging.getLogger(__name__)
 
 __all__ = [
     "write_atomically",
@@ -245,7 +246,7 @@ def _consume(tasks, after_each: Callable[[], None] | None) -> list:
                 after_each()
         except Exception as error:
             errors.append(error)
-            sys.stderr.write(f"snapshot writer: writing {item[1]!r} failed:\n{traceback.format_exc()}")
+            _log.exception("snapshot writer: writing %r failed", item[1])  # with its traceback
         finally:
             tasks.task_done()
 
@@ -255,7 +256,8 @@ class QueueWriter(Writer):
 
     The consumer starts at construction and calls ``task(filename, outdir, target)`` for each
     snapshot, ``task`` being ``create_task(savefun)`` (a ``SimpleWriter``) unless given. A failed
-    task prints its traceback and the consumer goes on; ``finalize`` waits for the queue to empty.
+    task is logged with its traceback (an ERROR record of this module's logger) and the consumer
+    goes on; ``finalize`` waits for the queue to empty.
     """
 
     def __init__(self, savefun: _SaveFun | None = None, task: Callable | None = None):

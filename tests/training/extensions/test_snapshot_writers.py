@@ -116,7 +116,7 @@ def test_thread_writer_error_surfaces_at_the_next_call(tmp_path):
         writer("b", str(tmp_path), {})
 
 
-def test_queue_writer_goes_on_after_a_failed_task(tmp_path, capfd):
+def test_queue_writer_goes_on_after_a_failed_task(tmp_path, caplog):
     calls = []
 
     def flaky(path, target):
@@ -132,7 +132,9 @@ def test_queue_writer_goes_on_after_a_failed_task(tmp_path, capfd):
     writer.finalize()  # no hang
     assert time.monotonic() - start < 5
     assert os.listdir(tmp_path) == ["b"]
-    assert "writing 'a' failed" in capfd.readouterr().err
+    (record,) = caplog.records
+    assert (record.levelname, record.getMessage()) == ("ERROR", "snapshot writer: writing 'a' failed")
+    assert "ValueError: first one fails" in caplog.text  # the traceback comes with it
 
 
 def test_a_subdirectory_in_the_name_is_created(tmp_path):
