@@ -8,10 +8,11 @@ One table, ``SPELLINGS``: the optimizers' keyword arguments (``fnet.optim`` and
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import inspect
+from collections.abc import Callable, Collection, Iterable
 from typing import NamedTuple
 
-__all__ = ["Spelling", "SPELLINGS", "argument_error", "attribute_hints"]
+__all__ = ["Spelling", "SPELLINGS", "keyword_names", "check_keywords", "argument_error", "attribute_hints"]
 
 
 class Spelling(NamedTuple):
@@ -82,6 +83,26 @@ SPELLINGS: tuple[Spelling, ...] = (
     Spelling("Variable", "unsqueeze", "chainer.functions.expand_dims(x, axis)"),
     Spelling("Variable", "clone", "chainer.functions.copy(x, dst) copies it to the device dst, in the graph"),
 )
+
+
+def keyword_names(fn: Callable) -> tuple[str, ...] | None:
+    """The names ``fn`` takes as keyword arguments (a method's ``self`` left out); None when it
+    takes any (``**kwargs``). Read once by whoever checks many calls."""
+    parameters = inspect.signature(fn).parameters.values()
+    if any(p.kind is p.VAR_KEYWORD for p in parameters):
+        return None
+    by_keyword = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    return tuple(p.name for p in parameters if p.kind in by_keyword and p.name != "self")
+
+
+def check_keywords(op: str, accepted: Collection[str] | None, keywords: Iterable[str]) -> None:
+    """Raise ``argument_error`` for the first of ``keywords`` that ``op``, which takes
+    ``accepted`` (``keyword_names``; None: any), does not take."""
+    if accepted is None:
+        return
+    unknown = [name for name in keywords if name not in accepted]
+    if unknown:
+        raise argument_error(op, accepted, unknown)
 
 
 def argument_error(op: str, accepted: Iterable[str], unknown: Iterable[str]) -> TypeError:

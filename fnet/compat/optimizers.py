@@ -30,7 +30,7 @@ from typing import Any
 import numpy
 
 from .. import optim
-from .._foreign import argument_error
+from .._foreign import check_keywords, keyword_names
 from ..optim.optimizers import OptimizerState
 from .optimizer import GradientMethod, Hyperparameter, HyperparameterProxy, UpdateRule, _to_param_device
 from .variable import Variable
@@ -327,11 +327,7 @@ class _PureGradientMethod(GradientMethod):
 
     def __new__(cls, *args, **kwargs):
         if kwargs:  # a keyword the constructor lacks (PyTorch's Adam(lr=...)): say fnet's spelling
-            parameters = inspect.signature(cls.__init__).parameters
-            if not any(p.kind is p.VAR_KEYWORD for p in parameters.values()):
-                unknown = [name for name in kwargs if name not in parameters]
-                if unknown:
-                    raise argument_error(cls.__name__, [n for n in parameters if n != "self"], unknown)
+            check_keywords(cls.__name__, keyword_names(cls.__init__), kwargs)
         return super().__new__(cls)
 
     def __init__(self, **hyperparams: Any):

@@ -33,7 +33,6 @@ Chainer's arithmetic; ``tx.update`` returns the difference that ``apply_updates`
 from __future__ import annotations
 
 import functools
-import inspect
 import math
 import numbers
 from collections.abc import Callable
@@ -43,7 +42,7 @@ import attrs
 import numpy
 
 from .. import backend, tree
-from .._foreign import argument_error
+from .._foreign import check_keywords, keyword_names
 from ..errors import DTypeError, InvalidInputError, ShapeError, TreeStructureError, aval, message
 from .transform import Transform, _describe
 
@@ -137,13 +136,11 @@ def _resolve(values: dict, t: int) -> dict:
 def _foreign_spellings_explained(factory: Callable[..., Transform]) -> Callable[..., Transform]:
     """``factory``, answering a keyword argument it lacks (PyTorch's ``Adam(lr=...)``) with a
     TypeError that gives fnet's spelling."""
-    accepted = tuple(inspect.signature(factory).parameters)
+    accepted = keyword_names(factory)
 
     @functools.wraps(factory)
     def checked(*args, **kwargs) -> Transform:
-        for name in kwargs:
-            if name not in accepted:
-                raise argument_error(factory.__name__, accepted, [name])
+        check_keywords(factory.__name__, accepted, kwargs)
         return factory(*args, **kwargs)
 
     return checked
