@@ -115,9 +115,9 @@ def _read_idx(op: str, name: str, magic: int, header_size: int) -> tuple[list[in
     return [int(v) for v in header[1:]], numpy.frombuffer(data, dtype=numpy.uint8, offset=4 * header_size)
 
 
-def _make_npz(op: str, images: str, labels_file: str) -> dict:
+def _make_npz(op: str, images_file: str, labels_file: str) -> dict:
     """The arrays ``x`` (N, 784) and ``y`` (N,) of a pair of MNIST-format IDX files."""
-    (n, rows, cols), pixels = _read_idx(op, images, _IMAGES_MAGIC, 4)
+    (n, rows, cols), pixels = _read_idx(op, images_file, _IMAGES_MAGIC, 4)
     (n_labels,), labels = _read_idx(op, labels_file, _LABELS_MAGIC, 2)
     if n != n_labels:
         raise RuntimeError(
@@ -127,7 +127,7 @@ def _make_npz(op: str, images: str, labels_file: str) -> dict:
         raise DatasetCacheError(
             message(
                 op,
-                f"{images} and {labels_file} do not hold {n} 28x28 images and labels",
+                f"{images_file} and {labels_file} do not hold {n} 28x28 images and labels",
                 hint="delete the downloaded files to download them again",
             )
         )
