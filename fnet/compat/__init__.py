@@ -5,7 +5,16 @@ so Chainer v7 programs run with one import changed, or unchanged after ``install
 The layer holds state and translates calls; every formula is fnet's pure one.
 """
 
-from . import _operators, configuration, function_hooks, function_node, functions, initializers, variable
+from . import (
+    _modules,  # noqa: F401  (installs the finder of the declared module tree)
+    _operators,
+    configuration,
+    function_hooks,
+    function_node,
+    functions,
+    initializers,
+    variable,
+)
 
 _operators.install()
 
