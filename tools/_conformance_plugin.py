@@ -40,6 +40,18 @@ def _write(record: dict) -> None:
             f.write(json.dumps(record) + "\n")
 
 
+def _reason(text: str) -> str:
+    """The exception lines of a failure report, short: Chainer's parameterized tests re-raise
+    every error as "Parameterized test failed.", so the first exception line is kept too."""
+    lines = text.strip().splitlines()
+    raised = [ln[1:].strip() for ln in lines if ln.startswith("E ")]
+    if not raised:
+        return (lines[-1] if lines else "")[:300]
+    first = next((ln for ln in raised if "Error" in ln or "Exception" in ln), raised[0])
+    last = raised[-1]
+    return (first if first == last else f"{first} ... {last}")[:400]
+
+
 def pytest_collectreport(report):
     if report.failed:
         _write(

@@ -69,7 +69,7 @@ def run_area(name, paths, args, out: pathlib.Path) -> dict:
         "-p",
         "no:cacheprovider",
         "--continue-on-collection-errors",
-        "--tb=line",
+        "--tb=short",
         "-rN",
         "-m",
         MARKERS,
