@@ -18,7 +18,7 @@ from ..autodiff import primitive
 from ..autodiff.tracer import shape_of, unbox_all
 from ..autodiff.transforms import stop_gradient
 from ..errors import DTypeError, InvalidInputError, ShapeError, message
-from ._checks import check_float, check_ndim, check_same_dtype
+from ._checks import check_float, check_ndim
 
 __all__ = ["CooMatrix", "to_coo", "sparse_matmul"]
 
@@ -175,7 +175,8 @@ def _coo_matmul(data, dense, *, row, col, valid, batch, shape):
     m, k = shape
     n_batch = 1 if batch is None else dense.shape[0]
     n = dense.shape[-1]
-    work = numpy.float32 if dense.dtype == numpy.float16 else dense.dtype  # no half precision there
+    dtype = numpy.result_type(data.dtype, dense.dtype)
+    work = numpy.float32 if dtype == numpy.float16 else dtype  # no half precision there
     rows, cols = (row, col) if batch is None else (row + batch * m, col + batch * k)
     matrix = sparse.coo_matrix(  # CuPy's sparse matrices take int32 indices only
         (
@@ -185,18 +186,22 @@ def _coo_matmul(data, dense, *, row, col, valid, batch, shape):
         shape=(n_batch * m, n_batch * k),
     )
     out = matrix @ dense.astype(work, copy=False).reshape(n_batch * k, n)
-    return xp.asarray(out, dtype=dense.dtype).reshape(dense.shape[:-2] + (m, n))
+    return xp.asarray(out, dtype=dtype).reshape(dense.shape[:-2] + (m, n))
 
 
+# The product has the promoted dtype of its operands (as in Chainer); each cotangent is cast back
+# to its own operand's dtype.
 def _coo_matmul_vjp_data(g, ans, data, dense, *, row, col, valid, batch, shape):
     # d out[b, row_e, :] / d data[b, e] = dense[b, col_e, :]: gather both sides and contract
     at_rows = ops.getitem(g, (row,) if batch is None else (batch, row))
-    at_cols = ops.getitem(dense, (col,) if batch is None else (batch, col))
-    return ops.multiply(ops.sum(ops.multiply(at_rows, at_cols), axis=-1), valid)
+    at_cols = ops.astype(ops.getitem(dense, (col,) if batch is None else (batch, col)), unbox_all(g).dtype)
+    grad = ops.multiply(ops.sum(ops.multiply(at_rows, at_cols), axis=-1), valid)
+    return ops.astype(grad, unbox_all(data).dtype)
 
 
 def _coo_matmul_vjp_dense(g, ans, data, dense, *, row, col, valid, batch, shape):
-    return _coo_matmul(data, g, row=col, col=row, valid=valid, batch=batch, shape=shape[::-1])
+    grad = _coo_matmul(data, g, row=col, col=row, valid=valid, batch=batch, shape=shape[::-1])
+    return ops.astype(grad, unbox_all(dense).dtype)
 
 
 _coo_matmul.defvjp(_coo_matmul_vjp_data, _coo_matmul_vjp_dense)
@@ -225,7 +230,6 @@ def sparse_matmul(a, b, transa: bool = False, transb: bool = False):
         )
     check_float("sparse_matmul", "dense operand", dense)
     check_float("sparse_matmul", "sparse data", sparse.data)
-    check_same_dtype("sparse_matmul", ("sparse data", "dense operand"), sparse.data, dense)
     batched = sparse.data.ndim == 2
     check_ndim(
         "sparse_matmul",
