@@ -15,6 +15,7 @@ __all__ = [
     "InvalidInputError",
     "ShapeError",
     "DTypeError",
+    "ArgumentTypeError",
     "TreeStructureError",
     "NonDifferentiableError",
     "TracerConversionError",
@@ -39,6 +40,10 @@ class ShapeError(InvalidInputError):
 
 class DTypeError(InvalidInputError, TypeError):
     """Operand dtypes do not fit together (or do not fit the operation)."""
+
+
+class ArgumentTypeError(InvalidInputError, TypeError):
+    """A non-array argument has the wrong Python type (an axis given as a list or a string...)."""
 
 
 class TreeStructureError(FnetError, ValueError):

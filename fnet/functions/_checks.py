@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy
 
 from ..autodiff.tracer import unbox_all
-from ..errors import DTypeError, InvalidInputError, ShapeError, message
+from ..errors import ArgumentTypeError, DTypeError, InvalidInputError, ShapeError, message
 
 __all__ = [
     "check_ndim",
@@ -119,7 +119,13 @@ def check_labels(fn: str, name: str, t, n_classes: int | None, ignore_label: int
 
 
 def check_axis(fn: str, name: str, axis: int, ndim: int) -> int:
-    """``axis`` must index one of ``ndim`` axes; returns it as a non-negative int."""
+    """``axis`` must be an int (not a bool) indexing one of ``ndim`` axes; returns it as a
+    non-negative int."""
+    if isinstance(axis, bool) or not isinstance(axis, (int, numpy.integer)):
+        raise ArgumentTypeError(
+            f"{fn}: expected {name} to be an int, got {axis!r}\n"
+            f"  hint: pass a single axis as an int in [{-ndim}, {ndim - 1}]"
+        )
     if not -ndim <= axis < ndim:
         raise ShapeError(
             f"{fn}: {name}={axis} is out of bounds for an array of {ndim} dimensions\n"

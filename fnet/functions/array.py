@@ -21,7 +21,7 @@ from .. import backend, ops
 from ..autodiff import primitive
 from ..autodiff.tracer import shape_of as _shape
 from ..autodiff.tracer import unbox_all
-from ..errors import DTypeError, InvalidInputError, ShapeError, message
+from ..errors import ArgumentTypeError, DTypeError, InvalidInputError, ShapeError, message
 from ._checks import check_axis, check_float, check_labels, check_ndim, check_same_dtype
 
 __all__ = [
@@ -88,7 +88,9 @@ def _int_tuple(fn: str, name: str, value, hint: str) -> tuple[int, ...]:
         or not isinstance(items, Sequence)
         or not all(isinstance(v, (int, numpy.integer)) for v in items)
     ):
-        raise InvalidInputError(f"{fn}: expected {name} to be an int or a tuple of ints, got {value!r}")
+        raise ArgumentTypeError(
+            f"{fn}: expected {name} to be an int or a tuple of ints, got {value!r}\n  hint: e.g. 2 or (2, 3)"
+        )
     if any(v < 0 for v in items):
         raise InvalidInputError(f"{fn}: expected {name} >= 0, got {value!r}\n  hint: {hint}")
     return tuple(int(v) for v in items)
@@ -429,6 +431,7 @@ def transpose_sequence(xs):
 def flip(x, axis: int):
     """``x`` with the order of its elements reversed along ``axis``."""
     check_ndim("flip", "x", x, range(1, 33), "a 0-d array has no axis to flip")
+    axis = int(axis) if isinstance(axis, bool) else axis  # Chainer's flip takes True as axis 1
     return ops.flip(x, check_axis("flip", "axis", axis, len(_shape(x))))
 
 

@@ -21,7 +21,7 @@ from .. import backend, ops
 from ..autodiff import primitive
 from ..autodiff.tracer import shape_of as _shape
 from ..autodiff.tracer import unbox_all
-from ..errors import DTypeError, InvalidInputError, ShapeError, message
+from ..errors import ArgumentTypeError, DTypeError, InvalidInputError, ShapeError, message
 from ..ops.linalg import in_linalg_precision
 from ._checks import check_axis, check_float, check_ndim, check_same_dtype, check_same_shape
 from .sparse import sparse_matmul
@@ -125,7 +125,7 @@ def _axes(fn: str, x, axis) -> tuple[int, ...] | None:
         return None
     items = (axis,) if _is_int(axis) else axis
     if not isinstance(items, tuple) or not all(_is_int(a) for a in items):
-        raise InvalidInputError(
+        raise ArgumentTypeError(
             message(
                 fn, f"expected axis to be None, an int or a tuple of ints, got {axis!r}", hint="e.g. axis=1"
             )
@@ -144,7 +144,7 @@ def _single_axis(fn: str, x, axis) -> int | None:
     if axis is None:
         return None
     if not _is_int(axis):
-        raise InvalidInputError(
+        raise ArgumentTypeError(
             message(fn, f"expected axis to be None or an int, got {axis!r}", hint="pass a single axis")
         )
     return check_axis(fn, "axis", int(axis), len(_shape(x)))

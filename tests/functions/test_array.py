@@ -10,7 +10,7 @@ import pytest
 
 import fnet
 import fnet.functions as F
-from fnet.errors import DTypeError, InvalidInputError, ShapeError
+from fnet.errors import ArgumentTypeError, DTypeError, InvalidInputError, ShapeError
 from fnet.testing import check_grads
 
 FLOATS = [numpy.float32, numpy.float64]
@@ -861,3 +861,26 @@ def test_error_messages_name_the_operands_and_a_hint():
         F.concat([X32, X32[:1]])
     text = str(info.value)
     assert "xs[0]: float32[2, 3]" in text and "xs[1]: float32[1, 3]" in text and "hint:" in text
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: F.repeat(X32, "a"), r"repeat: expected repeats to be an int or a tuple of ints, got 'a'"),
+        (lambda: F.repeat(X32, 1, "a"), r"repeat: expected axis to be an int, got 'a'"),
+        (lambda: F.repeat(X32, 1, True), r"repeat: expected axis to be an int, got True"),
+        (lambda: F.tile(X32, "a"), r"tile: expected reps to be an int or a tuple of ints, got 'a'"),
+        (lambda: F.tile(X32, 1.5), r"tile: expected reps to be an int or a tuple of ints, got 1.5"),
+        (lambda: F.concat([X32, X32], axis=1.0), r"concat: expected axis to be an int, got 1.0"),
+    ],
+)
+def test_arguments_of_a_wrong_type_are_type_errors(call, match):
+    # Chainer raises TypeError for these; fnet's error is a TypeError and an InvalidInputError
+    with pytest.raises(ArgumentTypeError, match=match) as info:
+        call()
+    assert isinstance(info.value, TypeError)
+
+
+def test_flip_takes_a_bool_axis_as_chainer_does():
+    x = numpy.arange(6.0).reshape(2, 3)
+    numpy.testing.assert_array_equal(F.flip(x, True), x[:, ::-1])

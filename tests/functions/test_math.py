@@ -16,7 +16,7 @@ import pytest
 import fnet
 import fnet.functions as F
 from fnet.autodiff import Tracer
-from fnet.errors import DTypeError, InvalidInputError, ShapeError
+from fnet.errors import ArgumentTypeError, DTypeError, InvalidInputError, ShapeError
 from fnet.testing import check_grads
 
 DTYPES = [numpy.float16, numpy.float32, numpy.float64]
@@ -812,3 +812,14 @@ def test_batch_matmul_errors():
         pytest.raises(ShapeError, match=r"batch_matmul: the contracted axes"),
     ):
         F.batch_matmul(numpy.ones((2, 3, 4), numpy.float32), numpy.ones((2, 3, 4), numpy.float32))
+
+
+@pytest.mark.parametrize("axis", [[0], (1, "x"), 1.0, True], ids=["list", "str-in-tuple", "float", "bool"])
+@pytest.mark.parametrize(
+    "fn", [F.sum, F.prod, F.logsumexp, F.max, F.min, F.argmax, F.argmin, F.cumsum, F.cumprod, F.softmax]
+)
+def test_axis_of_a_wrong_type_is_a_type_error(fn, axis):
+    # Chainer raises TypeError for these (a list, a string, a float or a bool as axis)
+    with pytest.raises(ArgumentTypeError, match=rf"{fn.__name__}: expected axis to be") as info:
+        fn(M23, axis=axis)
+    assert isinstance(info.value, TypeError) and isinstance(info.value, InvalidInputError)
