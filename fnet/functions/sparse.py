@@ -20,15 +20,47 @@ from ..autodiff.transforms import stop_gradient
 from ..errors import DTypeError, InvalidInputError, ShapeError, message
 from ._checks import check_float, check_ndim
 
-__all__ = ["CooMatrix", "to_coo", "sparse_matmul"]
+__all__ = ["CooMatrix", "get_order", "to_coo", "sparse_matmul"]
 
 
-def _is_c_order(xp, row, col, valid, shape) -> bool:
+def _is_c_order(xp, row, col, valid) -> bool:
     """Whether the valid entries are sorted by ``(row, col)`` within each matrix of the batch."""
-    n_rows, n_cols = shape
-    batch = xp.arange(row.shape[0]).reshape(-1, 1) if row.ndim == 2 else 0
-    keys = ((batch * n_rows + row.astype(numpy.int64)) * n_cols + col)[valid]
-    return bool((keys[1:] >= keys[:-1]).all())
+    batch = xp.broadcast_to(xp.arange(row.shape[0]).reshape(-1, 1), row.shape) if row.ndim == 2 else row * 0
+    b, r, c = (xp.diff(a[valid].astype(numpy.int64)) for a in (batch, row, col))
+    return bool(((b > 0) | ((b == 0) & ((r > 0) | ((r == 0) & (c >= 0))))).all())
+
+
+def get_order(row, col) -> str:
+    """How the entries at ``(row, col)`` (one matrix's, or a batch's) are sorted: ``'C'`` by row
+    then column, ``'F'`` by column then row, ``'other'`` neither; padding (-1 in both) is skipped.
+
+    >>> get_order(numpy.array([0, 0, 1]), numpy.array([1, 2, 0]))
+    'C'
+    """
+    row, col = unbox_all(row), unbox_all(col)
+    if row.shape != col.shape:
+        raise ShapeError(
+            message(
+                "get_order",
+                f"expected row.shape == col.shape, got {row.shape} != {col.shape}",
+                {"row": row, "col": col},
+                "each entry needs one row and one column index",
+            )
+        )
+    if bool(((row >= 0) != (col >= 0)).any()):
+        raise InvalidInputError(
+            message(
+                "get_order",
+                "expected row and col to be both >= 0 (an entry) or both -1 (padding) at each position",
+                {"row": row, "col": col},
+                "mark unused entries with -1 in both row and col",
+            )
+        )
+    xp = backend.xp(row, col)
+    valid = row >= 0
+    if _is_c_order(xp, row, col, valid):
+        return "C"
+    return "F" if _is_c_order(xp, col, row, valid) else "other"
 
 
 class CooMatrix:
@@ -82,8 +114,6 @@ class CooMatrix:
             raise InvalidInputError(
                 message("CooMatrix", f"expected order to be 'C', 'F', 'other' or None, got {order!r}")
             )
-        xp = backend.xp(row, col)
-        valid = (row >= 0) & (col >= 0)
         if bool(((row >= 0) != (col >= 0)).any()) or bool(
             ((row >= shape[0]) | (col >= shape[1]) | (row < -1) | (col < -1)).any()
         ):
@@ -97,12 +127,7 @@ class CooMatrix:
                 )
             )
         if order is None:
-            if _is_c_order(xp, row, col, valid, shape):
-                order = "C"
-            elif _is_c_order(xp, col, row, valid, shape[::-1]):
-                order = "F"
-            else:
-                order = "other"
+            order = get_order(row, col)
         self.data = data if requires_grad else stop_gradient(data)
         self.row = row
         self.col = col

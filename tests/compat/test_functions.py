@@ -118,8 +118,8 @@ def test_coo_matrices_hold_a_variable_and_get_its_gradient():
     numpy.testing.assert_array_equal(y.array, a @ b.array)
     F.sum(y).backward()
     numpy.testing.assert_array_equal(sa.data.grad[:3], [2, 2, 2])
-    numpy.testing.assert_array_equal(sa.to_dense().array, a)
+    numpy.testing.assert_array_equal(sa.to_dense(), a)
     made = chainer.utils.CooMatrix(
         numpy.array([5.0], numpy.float32), numpy.array([1]), numpy.array([0]), (2, 2)
     )
-    numpy.testing.assert_array_equal(made.to_dense().array, [[0, 0], [5, 0]])
+    numpy.testing.assert_array_equal(made.to_dense(), [[0, 0], [5, 0]])

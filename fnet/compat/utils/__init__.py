@@ -14,12 +14,13 @@ from ...functions import convolution as _convolution
 from ...nn import loss as _loss
 from ...ops import shape as _shape
 from . import sparse, type_check
-from .sparse import CooMatrix, to_coo
+from .sparse import CooMatrix, get_order, to_coo
 
 __all__ = [
     "collections_abc",
     "CooMatrix",
     "to_coo",
+    "get_order",
     "sparse",
     "type_check",
     "force_array",

@@ -1,10 +1,13 @@
-"""``chainer.utils.CooMatrix`` and ``to_coo``: fnet's COO matrices, with ``data`` as a Variable."""
+"""``chainer.utils.CooMatrix``, ``to_coo`` and ``get_order``: fnet's COO matrices, with ``data``
+as a Variable."""
 
 from __future__ import annotations
 
+from ...autodiff.tracer import unbox_all
 from ...functions import sparse as _sparse
+from ...functions.sparse import get_order
 
-__all__ = ["CooMatrix", "to_coo"]
+__all__ = ["CooMatrix", "get_order", "to_coo"]
 
 
 class CooMatrix:
@@ -43,10 +46,9 @@ class CooMatrix:
     requires_grad = property(lambda self: self.pure.requires_grad, doc="Whether ``data`` gets a gradient.")
 
     def to_dense(self):
-        """The dense matrix (or batch) as a Variable; repeated positions add up."""
-        from ..variable import Variable
-
-        return Variable._of(self.pure.to_dense())
+        """The dense matrix (or batch) as an array, as in Chainer (no gradient flows through it);
+        repeated positions add up."""
+        return unbox_all(self.pure.to_dense())
 
 
 def to_coo(x, ldnz: int | None = None, requires_grad: bool = False) -> CooMatrix:

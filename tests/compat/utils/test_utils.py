@@ -79,3 +79,32 @@ def test_experimental_warns_unless_disabled(monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         utils.experimental("chainer.foo.bar.f")
+
+
+def test_coo_to_dense_is_an_array_as_in_chainer():
+    x = numpy.array([[0.0, 2.0], [-1.0, 0.0]], numpy.float32)
+    dense = utils.to_coo(x, ldnz=3).to_dense()
+    assert type(dense) is numpy.ndarray and dense.dtype == numpy.float32
+    numpy.testing.assert_array_equal(dense, x)
+
+
+@pytest.mark.parametrize(
+    "row, col, order",
+    [
+        ((0, 0, 1, 1, 2), (0, 1, 1, 2, 2), "C"),  # sorted both ways: 'C' wins
+        ((0, 1, 1, 2), (2, 0, 1, 0), "C"),
+        ((1, 0, 1, 2), (0, 1, 1, 1), "F"),
+        ((0, 2, 4, 1, 3), (1, 3, 0, 2, 4), "other"),
+        ([[0, 1, -1], [1, 0, -1]], [[1, 0, -1], [0, 0, -1]], "other"),
+        ([[0, 1, -1], [0, 1, 1]], [[1, 0, -1], [0, 0, 1]], "C"),
+    ],
+)
+def test_get_order(row, col, order):
+    assert utils.get_order(numpy.array(row, numpy.int32), numpy.array(col, numpy.int32)) == order
+
+
+def test_get_order_errors():
+    with pytest.raises(ValueError, match=r"get_order: expected row.shape == col.shape, got \(4,\) != \(5,\)"):
+        utils.get_order(numpy.arange(4), numpy.arange(5))
+    with pytest.raises(ValueError, match=r"get_order: expected row and col to be both >= 0"):
+        utils.get_order(numpy.array([0, -1]), numpy.array([-1, 0]))
