@@ -426,9 +426,10 @@ def _check_decorrelated_x(fn: str, x, groups) -> None:
     _check_groups(fn, x, groups)
 
 
-def _check_group_statistic(fn: str, name: str, value, x, expected: tuple) -> None:
+def _check_group_statistic(fn: str, name: str, value, x, expected: tuple, same_dtype: bool = True) -> None:
     check_float(fn, name, value)
-    check_same_dtype(fn, ("x", name), x, value)
+    if same_dtype:
+        check_same_dtype(fn, ("x", name), x, value)
     if _shape(value) != expected:
         raise ShapeError(
             message(
@@ -459,7 +460,7 @@ def decorrelated_batch_normalization(
     differentiable twice. Pure: given ``running_mean`` ``(groups, C)`` and/or
     ``running_projection`` ``(groups, C, C)``, the result is ``(y, (new_mean, new_projection))``
     (None for one not given), moving averages with ``decay``, the projection scaled by ``m / (m -
-    1)`` as in Chainer.
+    1)`` as in Chainer; each keeps its own float dtype, which may differ from ``x``'s.
 
     >>> import numpy
     >>> x = numpy.array([[1.0, 0.0], [-1.0, 2.0], [0.0, -2.0]], numpy.float32)
@@ -476,8 +477,8 @@ def decorrelated_batch_normalization(
         ("running_mean", running_mean, (groups, size)),
         ("running_projection", running_projection, (groups, size, size)),
     ):
-        if value is not None:
-            _check_group_statistic(fn, name, value, x, expected)
+        if value is not None:  # of any float dtype, kept by the update (as Chainer's in-place one)
+            _check_group_statistic(fn, name, value, x, expected, same_dtype=False)
     (xc,) = _compute_dtype(x)
     xg = _grouped(xc, groups)
     m = _shape(xg)[2]

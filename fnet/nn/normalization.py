@@ -18,7 +18,7 @@ from collections.abc import Mapping
 import attrs
 import numpy
 
-from .. import backend, initializers, random
+from .. import backend, initializers, ops, random
 from .. import functions as F
 from ..autodiff.tracer import shape_of as _shape
 from ..autodiff.tracer import unbox_all
@@ -383,10 +383,10 @@ class DecorrelatedBatchNormalization(Layer):
     def apply(self, params, x, state, *, train: bool = True, finetune: bool = False) -> tuple:
         """``(y, state)``: whitened with the batch's statistics (``train``) or the running ones."""
         _check_state(f"{type(self).__name__}.apply", state, ("avg_mean", "avg_projection", "N"))
-        if not train:
-            y = F.fixed_decorrelated_batch_normalization(
-                x, state["avg_mean"], state["avg_projection"], groups=self.groups
-            )
+        if not train:  # the statistics are the layer's own: they follow x's float dtype
+            dtype = unbox_all(x).dtype
+            mean, projection = (ops.astype(state[k], dtype) for k in ("avg_mean", "avg_projection"))
+            y = F.fixed_decorrelated_batch_normalization(x, mean, projection, groups=self.groups)
             return y, state
         n, decay = _finetune_step(state, self.decay, finetune)
         y, (mean, projection) = F.decorrelated_batch_normalization(

@@ -654,3 +654,18 @@ def test_local_response_and_l2_normalization_errors():
         F.normalize(f32(2, 5), axis=(1, -1))
     with pytest.raises(DTypeError, match=r"normalize: expected x to be a float array, got int64"):
         F.normalize(numpy.ones((2, 5), numpy.int64))
+
+
+def test_decorrelated_running_statistics_of_another_dtype_keep_it():
+    # Chainer checks only x and updates its running statistics in place, in their own dtype
+    x = numpy.random.RandomState(4).uniform(-1, 1, (6, 4))
+    mean, projection = (
+        numpy.zeros((2, 2), numpy.float32),
+        numpy.tile(numpy.eye(2, dtype=numpy.float32), (2, 1, 1)),
+    )
+    y, (new_mean, new_projection) = F.decorrelated_batch_normalization(
+        x, groups=2, running_mean=mean, running_projection=projection, decay=0.5
+    )
+    assert y.dtype == numpy.float64 and new_mean.dtype == new_projection.dtype == numpy.float32
+    expected = 0.5 * x.reshape(6, 2, 2).mean(axis=0)
+    numpy.testing.assert_allclose(new_mean, expected, rtol=1e-6)

@@ -373,3 +373,20 @@ def test_input_errors_come_from_the_functions():
     ln = nn.LayerNormalization(3)
     with pytest.raises(errors.ShapeError, match="layer_normalization"):
         ln(ln.init(KEY), numpy.ones((2, 4), numpy.float32))
+
+
+@pytest.mark.parametrize("train", [True, False])
+def test_decorrelated_statistics_keep_their_dtype_under_inputs_of_another(train):
+    # as Chainer's link: float32 statistics serve float64 inputs, and stay float32
+    layer = nn.DecorrelatedBatchNormalization(4, groups=2)
+    rng = numpy.random.RandomState(3)
+    state = {
+        "avg_mean": rng.uniform(-1, 1, (2, 2)).astype(numpy.float32),
+        "avg_projection": (numpy.eye(2) + rng.uniform(0, 0.3, (2, 2, 2))).astype(numpy.float32),
+        "N": numpy.asarray(0),
+    }
+    x = rng.uniform(-1, 1, (5, 4))
+    y, new = layer({}, x, state, train=train)
+    assert y.dtype == numpy.float64
+    assert all(new[k].dtype == numpy.float32 for k in ("avg_mean", "avg_projection"))
+    check_grads(lambda x: layer({}, x, state, train=train)[0], (x,), order=2)

@@ -16,12 +16,15 @@ average of every finetuning batch); otherwise it normalizes with the running sta
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy
 
 from ... import nn
+from ..backend import copyto
 from ..configuration import get_dtype
+from ..serializer import Deserializer
 from ..variable import Variable
 from ._adapter import SpecLink, as_initial, parse_kwargs, spec_attribute, spec_constructor
 
@@ -151,6 +154,48 @@ class DecorrelatedBatchNormalization(_RunningStatistics):
     spec_type = nn.DecorrelatedBatchNormalization
     __init__ = spec_constructor(nn.DecorrelatedBatchNormalization, dtypes=("dtype",))
     groups = spec_attribute("groups", "The number of groups of channels whitened separately.")
+
+    def serialize(self, serializer) -> None:
+        """As ``Link.serialize``; a deserializer also reads the statistics of models saved before
+        Chainer v7 (one ``avg_mean`` ``(C,)`` and ``avg_projection`` ``(C, C)`` for all groups),
+        warning when there are several groups, as Chainer does."""
+        if isinstance(serializer, Deserializer):
+            serializer = _SharedStatistics(serializer, self.groups)
+        super().serialize(serializer)
+
+
+class _SharedStatistics:
+    """A deserializer that repeats statistics saved without the group axis over ``groups``."""
+
+    _NDIM = {"avg_mean": 2, "avg_projection": 3}
+
+    def __init__(self, base, groups: int):
+        self.base = base
+        self.groups = groups
+
+    def __call__(self, key: str, value):
+        ndim = self._NDIM.get(key)
+        if ndim is None:
+            return self.base(key, value)
+        loaded = self.base(key, None)
+        if loaded is None:  # not in the file (non-strict loading)
+            return value
+        if loaded.ndim == ndim - 1:
+            if self.groups != 1:
+                warnings.warn(
+                    f"DecorrelatedBatchNormalization: '{key}' was saved without its group axis (by "
+                    f"a model from before Chainer v7, whose statistics differ from the paper's); it "
+                    f"is repeated over the {self.groups} groups",
+                    UserWarning,
+                    stacklevel=3,
+                )
+            loaded = numpy.broadcast_to(loaded, (self.groups,) + loaded.shape)
+        if value is None:
+            return loaded
+        if loaded.shape != value.shape:  # the base deserializer's error names the two shapes
+            return self.base(key, value)
+        copyto(value, loaded)
+        return value
 
 
 class GroupNormalization(SpecLink):

@@ -2,6 +2,7 @@
 (tests/golden/make_links_state.py), running statistics updated in place, Chainer's errors."""
 
 import pathlib
+import warnings
 
 import numpy
 import pytest
@@ -136,3 +137,57 @@ def test_group_and_layer_normalization_attributes():
     ln = L.LayerNormalization()
     assert ln.eps == 1e-6
     assert ln(numpy.ones((2, 6), numpy.float32)).shape == (2, 6) and ln.gamma.shape == (6,)
+
+
+@pytest.mark.parametrize("groups", [1, 2])
+@pytest.mark.parametrize("fmt", ["npz", "hdf5"])
+def test_decorrelated_loads_statistics_saved_without_the_group_axis(tmp_path, groups, fmt):
+    if fmt == "hdf5":
+        pytest.importorskip("h5py")
+    save, load = {"npz": (chainer.serializers.save_npz, chainer.serializers.load_npz)}.get(
+        fmt, (chainer.serializers.save_hdf5, chainer.serializers.load_hdf5)
+    )
+    rng = numpy.random.RandomState(0)
+    mean, projection = (
+        rng.uniform(-1, 1, 4).astype(numpy.float32),
+        rng.uniform(0.5, 1, (4, 4)).astype(numpy.float32),
+    )
+    path = str(tmp_path / f"old.{fmt}")
+    save(path, {"avg_mean": mean, "avg_projection": projection, "N": numpy.array(3)})
+    dbn = L.DecorrelatedBatchNormalization(4 * groups, groups=groups)
+    kept = dbn.avg_mean
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        load(path, dbn)
+    # one warning per statistic, as Chainer gives
+    assert sorted(str(w.message).split("'")[1] for w in caught) == (
+        ["avg_mean", "avg_projection"] if groups > 1 else []
+    )
+    assert dbn.avg_mean is kept and dbn.N == 3
+    numpy.testing.assert_array_equal(dbn.avg_mean, numpy.broadcast_to(mean, (groups, 4)))
+    numpy.testing.assert_array_equal(dbn.avg_projection, numpy.broadcast_to(projection, (groups, 4, 4)))
+
+
+def test_decorrelated_rejects_statistics_of_another_size(tmp_path):
+    path = str(tmp_path / "other.npz")
+    chainer.serializers.save_npz(path, {"avg_mean": numpy.zeros(3, numpy.float32)})
+    with pytest.raises(
+        ValueError, match=r"cannot load 'avg_mean'.*shape \(3,\) where the target has shape \(2, 4\)"
+    ):
+        chainer.serializers.load_npz(path, L.DecorrelatedBatchNormalization(8, groups=2), strict=False)
+
+
+@pytest.mark.parametrize("train", [True, False])
+def test_decorrelated_link_takes_inputs_of_another_float_dtype(train):
+    # Chainer's numerical gradient checks feed float64 inputs to a float32 link
+    dbn = L.DecorrelatedBatchNormalization(4, groups=2)
+    x = numpy.random.RandomState(1).uniform(-1, 1, (6, 4))
+    with chainer.using_config("train", train):
+        y = dbn(x)
+    assert y.dtype == numpy.float64
+    assert dbn.avg_mean.dtype == dbn.avg_projection.dtype == numpy.float32
+    expected = F.fixed_decorrelated_batch_normalization(
+        x, dbn.avg_mean.astype(numpy.float64), dbn.avg_projection.astype(numpy.float64), groups=2
+    )
+    if not train:
+        numpy.testing.assert_allclose(y.array, expected.array, rtol=1e-12)
