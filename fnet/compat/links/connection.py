@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from ... import nn
+from ...errors import InvalidInputError
 from ..functions import relu
 from ..link import Chain, ChainList
 from ..variable import Variable, as_array
@@ -147,6 +148,20 @@ class Bilinear(SpecLink):
         initialW=None,
         initial_bias=None,
     ):
+        shapes = {"initialW": (left_size, right_size, out_size)}
+        given = {"initialW": initialW}
+        if isinstance(initial_bias, tuple) and not nobias:
+            shapes.update(
+                initialV1=(left_size, out_size), initialV2=(right_size, out_size), initialb=(out_size,)
+            )
+            given.update(zip(("initialV1", "initialV2", "initialb"), initial_bias))
+        for name, value in given.items():  # Chainer asserts the exact shape of a given array
+            if hasattr(value, "shape") and tuple(value.shape) != shapes[name]:
+                raise AssertionError(
+                    f"Bilinear: expected {name}.shape == {shapes[name]}, got {tuple(value.shape)}\n"
+                    "  hint: W is (left_size, right_size, out_size), V1 (left_size, out_size), "
+                    "V2 (right_size, out_size), b (out_size,)"
+                )
         if isinstance(initial_bias, tuple):
             initial_bias = tuple(as_initial(v) for v in initial_bias)
         spec = nn.Bilinear(left_size, right_size, out_size, nobias, as_initial(initialW), initial_bias)
@@ -218,7 +233,20 @@ class InceptionBN(SpecLink, Chain):
     (``proj3n``, ``conv3n``, ...) whose running statistics are updated in training."""
 
     spec_type = nn.InceptionBN
-    __init__ = spec_constructor(nn.InceptionBN, "conv_init", dtypes=("dtype",))
+    _build = spec_constructor(nn.InceptionBN, "conv_init", dtypes=("dtype",))
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        try:
+            self._build(*args, **kwargs)
+        except InvalidInputError as error:
+            if not str(error).startswith("InceptionBN:"):
+                raise
+            # Chainer's types for InceptionBN's own checks: an unknown pooltype, or an assertion
+            pooltype = kwargs.get("pooltype", args[6] if len(args) > 6 else None)
+            raise (NotImplementedError if pooltype not in ("max", "avg") else AssertionError)(
+                str(error)
+            ) from error
+
     pooltype = spec_attribute("pooltype", "``'max'`` or ``'avg'``: the pooling branch.")
     stride = spec_attribute("stride", "The stride of the 3 x 3 convolutions and of the pooling.")
     out1 = spec_view(

@@ -224,3 +224,46 @@ def test_maxout_gives_plain_callables_its_own_layout():
     assert seen == [(3, 4, 2), (3, 4)]  # Chainer's Maxout layout, not the child Linear's
     numpy.testing.assert_array_equal(link.linear.W.array, numpy.arange(24).reshape(12, 2))
     numpy.testing.assert_array_equal(link.linear.b.array, numpy.full(12, 2.0))
+
+
+@pytest.mark.parametrize(
+    "initialW, initial_bias, nobias, match",
+    [
+        (
+            numpy.zeros((3, 3, 4)),
+            None,
+            True,
+            r"Bilinear: expected initialW.shape == \(2, 3, 4\), got \(3, 3, 4\)",
+        ),
+        (
+            numpy.zeros((2, 3, 4)),
+            (numpy.zeros((3, 4)), None, None),
+            False,
+            r"expected initialV1.shape == \(2, 4\)",
+        ),
+        (
+            numpy.zeros((2, 3, 4)),
+            (None, numpy.zeros((4, 4)), None),
+            False,
+            r"expected initialV2.shape == \(3, 4\)",
+        ),
+        (numpy.zeros((2, 3, 4)), (None, None, numpy.zeros(5)), False, r"expected initialb.shape == \(4,\)"),
+    ],
+)
+def test_bilinear_asserts_the_shapes_of_given_arrays(initialW, initial_bias, nobias, match):
+    # Chainer asserts them, so an array that would broadcast is refused too
+    with pytest.raises(AssertionError, match=match):
+        L.Bilinear(2, 3, 4, nobias, initialW, initial_bias)
+
+
+@pytest.mark.parametrize(
+    "kwargs, error",
+    [
+        (dict(pooltype="sum", proj_pool=2), NotImplementedError),
+        (dict(pooltype="max", proj_pool=None), AssertionError),
+        (dict(pooltype="avg", proj_pool=2, stride=2), AssertionError),
+    ],
+)
+def test_inception_bn_raises_chainers_error_types(kwargs, error):
+    with pytest.raises(error, match=r"InceptionBN: expected pooltype|InceptionBN: the 1 x 1 branch"):
+        L.InceptionBN(3, 2, 2, 2, 2, 2, **kwargs)
