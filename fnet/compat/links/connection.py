@@ -176,6 +176,11 @@ class Bias(SpecLink):
     __init__ = spec_constructor(nn.Bias)
     axis = spec_attribute("axis", "The first axis of ``x`` the bias is added along.", settable=True)
 
+    def forward(self, *xs: Any) -> Variable:
+        """``x + b`` (one input) or ``x + y`` (two inputs, when the link has no ``b``)."""
+        _check_input_count(self, "b", xs)
+        return super().forward(*xs)
+
 
 class Scale(SpecLink, Chain):
     """Learned scale with broadcasting, Chainer's ``L.Scale(axis=1, W_shape=None, bias_term=False,
@@ -186,8 +191,30 @@ class Scale(SpecLink, Chain):
     __init__ = spec_constructor(nn.Scale)
     axis = spec_attribute("axis", "The first axis of ``x`` the scale applies along.")
 
+    def forward(self, *xs: Any) -> Variable:
+        """``x * W`` (one input) or ``x * y`` (two inputs, when the link has no ``W``), plus the
+        bias."""
+        _check_input_count(self, "W", xs)
+        return super().forward(*xs)
+
     def _child_specs(self):
         return {} if self._spec.bias is None else {"bias": self._spec.bias}
+
+
+class _InputCountError(InvalidInputError, AssertionError):
+    """Bias or Scale called with the wrong number of inputs: Chainer asserts the count in debug
+    mode and otherwise fails to unpack them (a ValueError); this error is both."""
+
+
+def _check_input_count(link: SpecLink, name: str, xs: tuple) -> None:
+    """One input when ``link`` learns the parameter ``name``, else two (x and its operand y)."""
+    expected = 1 if getattr(link, name, None) is not None else 2
+    if len(xs) != expected:
+        raise _InputCountError(
+            f"{type(link).__name__}.forward: expected {expected} input{'s' if expected > 1 else ''}, "
+            f"got {len(xs)}\n  hint: the link {'learns' if expected == 1 else 'does not learn'} {name}: "
+            f"call it as {'link(x)' if expected == 1 else 'link(x, y)'}"
+        )
 
 
 class EmbedID(SpecLink):

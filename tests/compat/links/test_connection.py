@@ -267,3 +267,20 @@ def test_bilinear_asserts_the_shapes_of_given_arrays(initialW, initial_bias, nob
 def test_inception_bn_raises_chainers_error_types(kwargs, error):
     with pytest.raises(error, match=r"InceptionBN: expected pooltype|InceptionBN: the 1 x 1 branch"):
         L.InceptionBN(3, 2, 2, 2, 2, 2, **kwargs)
+
+
+@pytest.mark.parametrize(
+    "link, inputs, match",
+    [
+        (lambda: L.Bias(1, (3,)), 2, r"Bias.forward: expected 1 input, got 2"),
+        (lambda: L.Bias(1, None), 1, r"Bias.forward: expected 2 inputs, got 1"),
+        (lambda: L.Scale(1, (3,)), 2, r"Scale.forward: expected 1 input, got 2"),
+        (lambda: L.Scale(1, None), 1, r"Scale.forward: expected 2 inputs, got 1"),
+    ],
+)
+def test_bias_and_scale_check_their_input_count_as_chainer(link, inputs, match):
+    # Chainer asserts the count in debug mode, and fails to unpack (ValueError) otherwise
+    xs = (numpy.ones((2, 3), numpy.float32), numpy.ones(3, numpy.float32))[:inputs]
+    with pytest.raises(AssertionError, match=match) as info:
+        link()(*xs)
+    assert isinstance(info.value, ValueError)
