@@ -24,7 +24,7 @@ from .. import backend, ops
 from ..autodiff import primitive
 from ..autodiff.tracer import shape_of as _shape
 from ..autodiff.tracer import unbox_all
-from ..errors import InvalidInputError, ShapeError, message
+from ..errors import ArgumentTypeError, InvalidInputError, ShapeError, message
 from ._checks import check_axis, check_float, check_ndim, check_same_dtype
 
 __all__ = [
@@ -47,8 +47,9 @@ def _dtype(x) -> numpy.dtype:
 
 # -- shared checks ---------------------------------------------------------------------------
 def _check_positive_int(fn: str, name: str, value, x) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, numpy.integer)) or value <= 0:
-        raise InvalidInputError(
+    wrong_type = isinstance(value, bool) or not isinstance(value, (int, numpy.integer))
+    if wrong_type or value <= 0:
+        raise (ArgumentTypeError if wrong_type else InvalidInputError)(
             message(
                 fn, f"expected {name} to be a positive int, got {value!r}", {"x": x}, f"pass {name} as an int"
             )

@@ -11,7 +11,7 @@ import scipy.linalg
 import fnet
 import fnet.functions as F
 from fnet import ops
-from fnet.errors import DTypeError, InvalidInputError, ShapeError
+from fnet.errors import ArgumentTypeError, DTypeError, InvalidInputError, ShapeError
 from fnet.testing import check_grads
 
 DTYPES = [numpy.float16, numpy.float32, numpy.float64]
@@ -629,8 +629,8 @@ def test_group_and_layer_normalization_errors():
         ShapeError, match=r"group_normalization: expected gamma.shape == \(x.shape\[1\],\) == \(6,"
     ):
         F.group_normalization(f32(2, 6), 3, f32(3), f32(3))
-    with pytest.raises(InvalidInputError, match=r"expected groups to be a positive int, got 2.0"):
-        F.group_normalization(f32(2, 6), 2.0, f32(6), f32(6))
+    with pytest.raises(ArgumentTypeError, match=r"expected groups to be a positive int, got 2.0"):
+        F.group_normalization(f32(2, 6), 2.0, f32(6), f32(6))  # a TypeError, as in Chainer
     with pytest.raises(
         ShapeError, match=r"layer_normalization: expected x.ndim == 2, got 3(.|\n)*hint: x is"
     ):
