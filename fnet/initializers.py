@@ -34,7 +34,7 @@ import attrs
 import numpy
 
 from . import backend, random
-from .errors import DTypeError, InvalidInputError, ShapeError, aval, message
+from .errors import ArgumentTypeError, DTypeError, InvalidInputError, ShapeError, aval, message
 from .tree import static_field
 
 __all__ = [
@@ -713,7 +713,7 @@ def as_initializer(initializer, default: Callable | None = None) -> Callable:
         return Constant(initializer)
     if callable(initializer):
         return initializer
-    raise InvalidInputError(
+    raise ArgumentTypeError(  # a TypeError, as Chainer's
         message(
             "initializers.as_initializer",
             f"expected an initializer, an array, a number or None, got {type(initializer).__name__}",

@@ -191,3 +191,14 @@ def test_decorrelated_link_takes_inputs_of_another_float_dtype(train):
     )
     if not train:
         numpy.testing.assert_allclose(y.array, expected.array, rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "make", [lambda: L.LayerNormalization(5, initial_beta={}), lambda: L.Linear(3, 2, initialW={})]
+)
+def test_an_initial_value_of_a_wrong_type_is_a_type_error(make):
+    # Chainer: TypeError('invalid type of initializer')
+    with pytest.raises(
+        TypeError, match=r"as_initializer: expected an initializer, an array, a number or None, got dict"
+    ):
+        make()
