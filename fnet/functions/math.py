@@ -337,8 +337,9 @@ def scale(x, y, axis: int = 1):
 
 
 def clip(x, x_min: float | None, x_max: float | None):
-    """Limit the entries of ``x`` to ``[x_min, x_max]`` (one bound may be None). The gradient is 1
-    inside the interval and at its edges, 0 outside, as in Chainer."""
+    """Limit the entries of ``x`` to ``[x_min, x_max]`` (one bound may be None); the result has
+    ``x``'s dtype. The gradient is 1 inside the interval and at its edges, 0 outside, as in
+    Chainer."""
     check_float("clip", "x", x)
     if x_min is None and x_max is None:
         raise InvalidInputError(
@@ -354,7 +355,8 @@ def clip(x, x_min: float | None, x_max: float | None):
                 hint="swap the bounds",
             )
         )
-    return ops.clip(x, x_min, x_max)
+    dtype = unbox_all(x).dtype  # the bounds take x's dtype, whatever theirs (as in Chainer)
+    return ops.clip(x, *(None if b is None else dtype.type(b) for b in (x_min, x_max)))
 
 
 # -- reductions and scans --------------------------------------------------------------------

@@ -295,6 +295,19 @@ def test_clip():
     check_grads(lambda v: F.clip(v, -1.0, 1.0), (numpy.array([-1.7, -0.4, 0.6, 1.3]),))
 
 
+@pytest.mark.parametrize("shape", [(), (3,)])
+def test_clip_keeps_the_dtype_of_x_whatever_the_bounds(shape):
+    # NumPy 2 would promote a 0-d float16 x with float32 bounds; Chainer's result is in x's dtype
+    x = numpy.full(shape, 1.7, numpy.float16)
+    y = F.clip(x, numpy.float32(-0.75), numpy.float64(1.53))
+    assert y.dtype == numpy.float16 and y.shape == shape
+    numpy.testing.assert_array_equal(y, numpy.full(shape, numpy.float16(1.53)))
+    assert F.clip(x, numpy.float32(-0.75), None).dtype == numpy.float16
+    check_grads(
+        lambda v: F.clip(v, numpy.float32(-1.0), numpy.float32(1.0)), (numpy.array([-1.7, 0.6, 1.3]),)
+    )
+
+
 # -- reductions and scans ---------------------------------------------------------------------
 def reduce_ref(fn, x, axis, keepdims=False):
     """Reduce ``x`` over ``axis`` by calling ``fn`` on each 1-D list of the reduced entries."""
