@@ -6,12 +6,14 @@ The closed pairs: ``broadcast_to`` / ``sum_to``; ``concatenate`` / slicing; ``re
 
 from __future__ import annotations
 
+import operator
+
 import numpy
 
 from .. import backend
 from ..autodiff import primitive
 from ..autodiff.tracer import shape_of as _shape
-from ..errors import ShapeError, message
+from ..errors import ArgumentTypeError, InvalidInputError, ShapeError, message
 
 __all__ = [
     "reshape",
@@ -37,9 +39,15 @@ __all__ = [
 
 
 def _normalize_axes(axis, ndim: int, op: str) -> tuple[int, ...]:
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    axes = (axis,) if isinstance(axis, (int, numpy.integer)) else tuple(axis)
     out = []
     for a in axes:
+        try:
+            a = operator.index(a)  # ints, NumPy ints and bools, as NumPy takes
+        except TypeError:
+            raise ArgumentTypeError(
+                f"{op}: expected each axis to be an int, got {a!r}\n  hint: pass axes as ints, e.g. (0, 2)"
+            ) from None
         if not -ndim <= a < ndim:
             raise ShapeError(
                 f"{op}: axis {a} is out of bounds for an array of {ndim} dimensions\n"
@@ -120,6 +128,11 @@ def moveaxis(x, source, destination):
     destination = _normalize_axes(destination, ndim, "moveaxis")
     if len(source) != len(destination):
         raise ShapeError("moveaxis: source and destination must have the same number of axes")
+    for name, axes in (("source", source), ("destination", destination)):
+        if len(set(axes)) != len(axes):
+            raise InvalidInputError(
+                f"moveaxis: expected distinct axes in {name}, got {axes}\n  hint: name each axis once"
+            )
     order = [a for a in range(ndim) if a not in source]
     for dest, src in sorted(zip(destination, source)):
         order.insert(dest, src)

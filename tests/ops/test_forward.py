@@ -717,3 +717,37 @@ def test_getitem_with_a_0d_mask_adds_an_axis_as_numpy(index):
     expected[index] += 2 * x[index]
     numpy.testing.assert_array_equal(g, expected)
     check_grads(lambda x: ops.getitem(x, index), (x,), order=2)
+
+
+@pytest.mark.parametrize(
+    "source, destination, error, match",
+    [
+        (
+            (0, 1),
+            (2, 2),
+            fnet.errors.InvalidInputError,
+            r"moveaxis: expected distinct axes in destination, got \(2, 2\)",
+        ),
+        (
+            (0, 0),
+            (1, 2),
+            fnet.errors.InvalidInputError,
+            r"moveaxis: expected distinct axes in source, got \(0, 0\)",
+        ),
+        ((1, 2.0), (1, 2), TypeError, r"moveaxis: expected each axis to be an int, got 2.0"),
+        ((1, 2), (1, 2.0), TypeError, r"moveaxis: expected each axis to be an int, got 2.0"),
+    ],
+)
+def test_moveaxis_refuses_what_numpy_refuses(source, destination, error, match):
+    # NumPy (and Chainer) raise ValueError for a repeated axis and TypeError for a float one
+    x = numpy.zeros((2, 3, 4))
+    with pytest.raises(error, match=match):
+        ops.moveaxis(x, source, destination)
+    with pytest.raises(TypeError if error is TypeError else ValueError):
+        numpy.moveaxis(x, source, destination)
+
+
+def test_axes_may_be_numpy_ints_and_bools_as_in_numpy():
+    x = numpy.zeros((2, 3, 4))
+    assert ops.moveaxis(x, numpy.int64(0), 2).shape == numpy.moveaxis(x, 0, 2).shape == (3, 4, 2)
+    assert ops.swapaxes(x, True, 2).shape == numpy.swapaxes(x, True, 2).shape == (2, 4, 3)
