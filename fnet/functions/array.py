@@ -253,9 +253,20 @@ def repeat(x, repeats, axis: int | None = None):
     return ops.repeat(x, repeats[0] if len(repeats) == 1 else repeats, axis)
 
 
+@primitive
+def _same_dtype_cast(x):
+    return x  # the array itself (Chainer's astype(copy=False)), as the output of a new node
+
+
+_same_dtype_cast.defvjp(lambda g, ans, x: g)
+
+
 def cast(x, typ):
     """``x`` converted to the dtype ``typ``; the gradient is cast back to ``x``'s float dtype (an
-    integer ``x`` gets none). The same dtype returns ``x`` itself."""
+    integer ``x`` gets none). A cast to ``x``'s own dtype gives ``x``'s array, but as the output
+    of a node of its own (as in Chainer): two such casts of one ``x`` get their own gradients."""
+    if unbox_all(x).dtype == numpy.dtype(typ):
+        return _same_dtype_cast(x)
     return ops.astype(x, typ)
 
 

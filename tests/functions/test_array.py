@@ -884,3 +884,19 @@ def test_arguments_of_a_wrong_type_are_type_errors(call, match):
 def test_flip_takes_a_bool_axis_as_chainer_does():
     x = numpy.arange(6.0).reshape(2, 3)
     numpy.testing.assert_array_equal(F.flip(x, True), x[:, ::-1])
+
+
+def test_a_cast_to_the_same_dtype_is_a_node_of_its_own():
+    # as in Chainer, where grad(y1 + y2, [y1, y2]) is 1 each for two no-op casts y1, y2 of one x
+    x = numpy.array([1.5, -2.0], numpy.float32)
+    assert F.cast(x, numpy.float32) is x  # no copy
+    seen = []
+
+    def f(v):
+        y1, y2 = F.cast(v, numpy.float32), F.cast(v, "float32")
+        seen.extend([y1 is v, y2 is v, y1 is y2])
+        return F.sum(y1 * y2)
+
+    numpy.testing.assert_array_equal(fnet.grad(f)(x), 2 * x)
+    assert seen == [False, False, False]
+    check_grads(lambda v: F.cast(v, numpy.float64) * v, (numpy.array([0.5, -1.5]),), order=2)
