@@ -461,26 +461,42 @@ def flipud(a):
 
 
 # -- indexing --------------------------------------------------------------------------------
-def _slices(slices):
-    """Chainer's reading of an index: a list of ints is one index array, any other list a tuple."""
+def _slices(fn: str, slices):
+    """Chainer's reading of an index: a list of ints is one index array, any other list a tuple;
+    at most one Ellipsis (a ValueError, as in Chainer)."""
     if isinstance(slices, list) and not all(isinstance(s, (int, numpy.integer)) for s in slices):
-        return tuple(slices)
+        slices = tuple(slices)
+    if isinstance(slices, tuple) and sum(s is Ellipsis for s in slices) > 1:
+        raise InvalidInputError(
+            f"{fn}: expected at most one Ellipsis in slices, got {slices!r}\n"
+            "  hint: one '...' stands for all the axes not indexed"
+        )
     return slices
 
 
 def get_item(x, slices):
     """``x[slices]`` for NumPy's basic and advanced indexing (ints, slices, None, Ellipsis, integer
     and boolean arrays); the gradient is scattered back into the selected places."""
-    return ops.getitem(x, _slices(slices))
+    return ops.getitem(x, _slices("get_item", slices))
 
 
 def scatter_add(a, slices, b):
     """A copy of ``a`` with ``b`` added at ``a[slices]``, where repeated indices accumulate;
     ``b`` must have exactly the shape of ``a[slices]`` (no broadcasting, as in Chainer)."""
     check_same_dtype("scatter_add", ("a", "b"), a, b)
-    slices = _slices(slices)
+    slices = _slices("scatter_add", slices)
     xp = backend.xp(a)
-    target = ops.getitem(xp.broadcast_to(xp.zeros((), dtype=bool), _shape(a)), slices)
+    try:
+        target = ops.getitem(xp.broadcast_to(xp.zeros((), dtype=bool), _shape(a)), slices)
+    except IndexError as error:  # Chainer's type check refuses these (too many indices...)
+        raise ShapeError(
+            message(
+                "scatter_add",
+                f"slices {slices!r} do not index a: {str(error).splitlines()[0]}",
+                {"a": a},
+                "check each index against a.shape",
+            )
+        ) from None
     if target.shape != _shape(b):
         raise ShapeError(
             message(

@@ -900,3 +900,34 @@ def test_a_cast_to_the_same_dtype_is_a_node_of_its_own():
     numpy.testing.assert_array_equal(fnet.grad(f)(x), 2 * x)
     assert seen == [False, False, False]
     check_grads(lambda v: F.cast(v, numpy.float64) * v, (numpy.array([0.5, -1.5]),), order=2)
+
+
+@pytest.mark.parametrize(
+    "call, error, match",
+    [
+        (
+            lambda a, b: F.get_item(a, (Ellipsis, Ellipsis)),
+            InvalidInputError,
+            r"get_item: expected at most one Ellipsis",
+        ),
+        (
+            lambda a, b: F.get_item(a, [Ellipsis, 0, Ellipsis]),
+            InvalidInputError,
+            r"get_item: expected at most one",
+        ),
+        (
+            lambda a, b: F.scatter_add(a, (Ellipsis, Ellipsis), b),
+            InvalidInputError,
+            r"scatter_add: expected at most one",
+        ),
+        (
+            lambda a, b: F.scatter_add(a, (0, 0, 0, 0), b),
+            ShapeError,
+            r"scatter_add: slices \(0, 0, 0, 0\) do not index a",
+        ),
+    ],
+)
+def test_indices_chainer_refuses_with_a_value_error(call, error, match):
+    # NumPy raises IndexError for these; Chainer's get_item / scatter_add raise ValueError
+    with pytest.raises(error, match=match):
+        call(numpy.zeros((3, 2, 2)), numpy.ones((2, 2)))
