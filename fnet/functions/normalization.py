@@ -363,13 +363,20 @@ def fixed_batch_renormalization(x, gamma, beta, mean, var, eps: float = 2e-5):
 
     At test time renormalization's corrections vanish (``r = 1``, ``d = 0`` with the running
     statistics), so Chainer deprecates this name in favour of ``fixed_batch_normalization``;
-    it is kept for compatibility.
+    it is kept for compatibility and warns with a DeprecationWarning, as Chainer's does.
 
-    >>> import numpy
+    >>> import numpy, warnings
     >>> one, zero = numpy.ones(1, numpy.float32), numpy.zeros(1, numpy.float32)
-    >>> fixed_batch_renormalization(numpy.array([[3.0]], numpy.float32), one, zero, zero, one, eps=0.0)
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore", DeprecationWarning)
+    ...     fixed_batch_renormalization(numpy.array([[3.0]], numpy.float32), one, zero, zero, one, eps=0.0)
     array([[3.]], dtype=float32)
     """
+    warnings.warn(
+        "fixed_batch_renormalization is deprecated. Use fixed_batch_normalization instead.",
+        DeprecationWarning,
+        stacklevel=2,
+    )
     return fixed_batch_normalization(x, gamma, beta, mean, var, eps)
 
 

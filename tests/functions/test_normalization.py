@@ -4,6 +4,8 @@ mutated, derivatives to order 2 (float64), Chainer's gradient formulas, and the 
 
 from __future__ import annotations
 
+import warnings
+
 import numpy
 import pytest
 import scipy.linalg
@@ -303,14 +305,15 @@ def test_fixed_batch_renormalization_is_fixed_batch_normalization():
         normal(4, 47),
         positive(4, 48),
     )
-    numpy.testing.assert_array_equal(
-        F.fixed_batch_renormalization(x, gamma, beta, mean, var, eps=1e-3),
-        F.fixed_batch_normalization(x, gamma, beta, mean, var, eps=1e-3),
-    )
-    check_grads(
-        F.fixed_batch_renormalization,
-        (normal((3, 2), 49), positive(2, 50), normal(2, 51), normal(2, 52), positive(2, 53)),
-    )
+    with pytest.warns(DeprecationWarning, match="fixed_batch_renormalization is deprecated"):  # as Chainer
+        y = F.fixed_batch_renormalization(x, gamma, beta, mean, var, eps=1e-3)
+    numpy.testing.assert_array_equal(y, F.fixed_batch_normalization(x, gamma, beta, mean, var, eps=1e-3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        check_grads(
+            F.fixed_batch_renormalization,
+            (normal((3, 2), 49), positive(2, 50), normal(2, 51), normal(2, 52), positive(2, 53)),
+        )
 
 
 # -- batch_renormalization -------------------------------------------------------------------
