@@ -273,6 +273,8 @@ class InceptionBN(SpecLink, Chain):
             raise (NotImplementedError if pooltype not in ("max", "avg") else AssertionError)(
                 str(error)
             ) from error
+    __init__.__signature__ = _build.__signature__
+    __init__.__doc__ = _build.__doc__
 
     pooltype = spec_attribute("pooltype", "``'max'`` or ``'avg'``: the pooling branch.")
     stride = spec_attribute("stride", "The stride of the 3 x 3 convolutions and of the pooling.")
