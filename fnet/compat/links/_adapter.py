@@ -310,12 +310,16 @@ class SpecLink(Link):
         if one is spec:
             return self._in_dtype(spec.init(key)), spec.init_state() if stateful else {}, _Redraw(spec=spec)
         two = self._probe(spec, 2)
-        state = _shape_independent(one.init_state(), two.init_state()) if stateful else {}
         try:
             params = _shape_independent(one.init(key), two.init(key))
+            state = _shape_independent(one.init_state(), two.init_state()) if stateful else {}
         except ShapeError:  # an initial array fits the input's size only: all wait for the input
-            one = self._probe(_without_initial_arrays(spec), 1)
+            stripped = _without_initial_arrays(spec)
+            one, two = self._probe(stripped, 1), self._probe(stripped, 2)
             params = _all_pending(one.init(key))
+            # statistics sized by the input wait for it too (BatchNormalization(axis=...,
+            # initial_avg_mean=array)); the others (the count N) are there at once
+            state = _shape_independent(one.init_state(), two.init_state()) if stateful else {}
         return self._in_dtype(params), state, _Redraw(spec=one)
 
     def _in_dtype(self, params: dict) -> dict:

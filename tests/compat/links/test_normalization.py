@@ -202,3 +202,17 @@ def test_an_initial_value_of_a_wrong_type_is_a_type_error(make):
         TypeError, match=r"as_initializer: expected an initializer, an array, a number or None, got dict"
     ):
         make()
+
+
+def test_batch_normalization_over_given_axes_keeps_initial_statistics_until_sized():
+    # Chainer: with axis and no size, avg_mean / avg_var are None until the first call, which
+    # then takes the initial arrays
+    mean, var = numpy.arange(3, dtype=numpy.float32), numpy.full(3, 2.0, numpy.float32)
+    gamma = numpy.full(3, 3.0, numpy.float32)
+    bn = L.BatchNormalization(axis=(0,), initial_gamma=gamma, initial_avg_mean=mean, initial_avg_var=var)
+    assert bn.avg_mean is None and bn.avg_var is None and bn.N == 0
+    with chainer.using_config("train", False):
+        y = bn(numpy.zeros((4, 3), numpy.float32))
+    numpy.testing.assert_array_equal(bn.avg_mean, mean)
+    numpy.testing.assert_array_equal(bn.avg_var, var)
+    numpy.testing.assert_allclose(y.array[0], -3.0 * mean / numpy.sqrt(var + 2e-5), rtol=1e-6)
