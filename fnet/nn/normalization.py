@@ -22,7 +22,7 @@ from .. import backend, initializers, ops, random
 from .. import functions as F
 from ..autodiff.tracer import shape_of as _shape
 from ..autodiff.tracer import unbox_all
-from ..errors import InvalidInputError, ShapeError, aval, message
+from ..errors import ArgumentTypeError, InvalidInputError, ShapeError, aval, message
 from .layer import Layer
 
 __all__ = [
@@ -91,9 +91,21 @@ def _scale_shift(key, shape: tuple, dtype, initial_gamma, initial_beta) -> dict:
     }
 
 
-def _as_tuple(value) -> tuple | None:
-    """An int or a sequence of ints as a tuple (None stays None)."""
-    return None if value is None else tuple(numpy.atleast_1d(value).tolist())
+def _as_tuple(fn: str, name: str, value) -> tuple | None:
+    """An int or a sequence of ints as a tuple (None stays None); anything else is an
+    ArgumentTypeError (a TypeError, as Chainer raises)."""
+    if value is None:
+        return None
+    items = numpy.atleast_1d(numpy.asarray(value, dtype=object))
+    if items.ndim != 1 or not all(
+        isinstance(v, (int, numpy.integer)) and not isinstance(v, bool) for v in items
+    ):
+        raise ArgumentTypeError(
+            message(
+                fn, f"expected {name} to be an int or a tuple of ints, got {value!r}", hint="e.g. 3 or (3, 4)"
+            )
+        )
+    return tuple(int(v) for v in items)
 
 
 @attrs.frozen(init=False)
@@ -155,7 +167,7 @@ class BatchNormalization(Layer):
                 )
             )
         self.__attrs_init__(
-            _as_tuple(size),
+            _as_tuple("BatchNormalization", "size", size),
             decay,
             eps,
             dtype,
@@ -163,7 +175,7 @@ class BatchNormalization(Layer):
             use_beta,
             initial_gamma,
             initial_beta,
-            _as_tuple(axis),
+            _as_tuple("BatchNormalization", "axis", axis),
             initial_avg_mean,
             initial_avg_var,
         )
@@ -291,7 +303,7 @@ class BatchRenormalization(BatchNormalization):
                 )
             )
         self.__attrs_init__(
-            _as_tuple(size),
+            _as_tuple("BatchRenormalization", "size", size),
             decay,
             eps,
             dtype,

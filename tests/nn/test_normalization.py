@@ -390,3 +390,33 @@ def test_decorrelated_statistics_keep_their_dtype_under_inputs_of_another(train)
     assert y.dtype == numpy.float64
     assert all(new[k].dtype == numpy.float32 for k in ("avg_mean", "avg_projection"))
     check_grads(lambda x: layer({}, x, state, train=train)[0], (x,), order=2)
+
+
+@pytest.mark.parametrize(
+    "make, match",
+    [
+        (
+            lambda: nn.BatchNormalization({}),
+            r"BatchNormalization: expected size to be an int or a tuple of ints",
+        ),
+        (lambda: nn.BatchNormalization(3.0), r"BatchNormalization: expected size to be an int or a tuple"),
+        (
+            lambda: nn.BatchNormalization(axis="x"),
+            r"BatchNormalization: expected axis to be an int or a tuple",
+        ),
+        (
+            lambda: nn.BatchRenormalization((3, None)),
+            r"BatchRenormalization: expected size to be an int or a",
+        ),
+    ],
+)
+def test_batch_normalization_sizes_of_a_wrong_type_are_type_errors(make, match):
+    # Chainer raises TypeError for L.BatchNormalization({})
+    with pytest.raises(errors.ArgumentTypeError, match=match) as info:
+        make()
+    assert isinstance(info.value, TypeError)
+
+
+def test_batch_normalization_sizes_may_be_numpy_ints():
+    assert nn.BatchNormalization((numpy.int64(3), 2)).size == (3, 2)
+    assert nn.BatchNormalization(numpy.int32(4)).size == (4,)
