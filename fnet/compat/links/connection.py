@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy
+
 from ... import nn
 from ...errors import InvalidInputError
 from ..functions import relu
@@ -89,7 +91,17 @@ _NOBIAS = spec_attribute("nobias", "Whether the link has no bias.")
 
 
 # -- fully connected ---------------------------------------------------------------------------
-class Linear(SpecLink):
+class _SizedByAxis1(SpecLink):
+    """A link whose lazy parameters are sized by axis 1 of its input (features or channels)."""
+
+    def _initialize_params(self, in_size: int) -> None:
+        """Chainer's ``_initialize_params(in_size)``: size the parameters left uninitialized for
+        inputs of ``in_size`` features (channels), as the first call would; a link already sized
+        keeps its parameters."""
+        self._initialize((numpy.empty((0, in_size)),), {})
+
+
+class Linear(_SizedByAxis1):
     """Fully connected layer, Chainer's ``L.Linear(in_size, out_size=None, nobias=False,
     initialW=None, initial_bias=None)``: ``y = x W^T + b`` with ``W`` ``(out_size, in_size)``
     (LeCun normal) and ``b`` ``(out_size,)`` (zeros; None with ``nobias``).
@@ -110,7 +122,7 @@ class Linear(SpecLink):
         return super().forward(x, n_batch_axes=n_batch_axes)
 
     def _example(self, args: tuple, kwargs: dict) -> tuple:
-        return (*super()._example(args, kwargs), kwargs["n_batch_axes"])
+        return (*super()._example(args, kwargs), kwargs.get("n_batch_axes", 1))
 
     @property
     def printable_specs(self):
@@ -273,6 +285,7 @@ class InceptionBN(SpecLink, Chain):
             raise (NotImplementedError if pooltype not in ("max", "avg") else AssertionError)(
                 str(error)
             ) from error
+
     __init__.__signature__ = _build.__signature__
     __init__.__doc__ = _build.__doc__
 
@@ -358,7 +371,7 @@ class Parameter(SpecLink):
 
 
 # -- convolutions ------------------------------------------------------------------------------
-class _Convolution(SpecLink):
+class _Convolution(_SizedByAxis1):
     """The convolution links: ``W``, and ``b`` (None with ``nobias``)."""
 
     _computes_in_input_dtype = True

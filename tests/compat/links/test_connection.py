@@ -284,3 +284,23 @@ def test_bias_and_scale_check_their_input_count_as_chainer(link, inputs, match):
     with pytest.raises(AssertionError, match=match) as info:
         link()(*xs)
     assert isinstance(info.value, ValueError)
+
+
+@pytest.mark.parametrize(
+    "make, in_size, shape",
+    [
+        (lambda: L.Linear(3), 5, (3, 5)),
+        (lambda: L.Convolution2D(None, 4, 3), 2, (4, 2, 3, 3)),
+        (lambda: L.ConvolutionND(1, None, 4, 2), 6, (4, 6, 2)),
+        (lambda: L.Deconvolution2D(None, 4, 3), 6, (6, 4, 3, 3)),
+    ],
+)
+def test_initialize_params_sizes_a_lazy_link_as_chainer(make, in_size, shape):
+    # Chainer's link._initialize_params(in_size), used by tests and by weight hooks
+    link = make()
+    assert link.W.array is None
+    link._initialize_params(in_size)
+    assert link.W.shape == shape and numpy.isfinite(link.W.array).all()
+    kept = link.W.array.copy()
+    link._initialize_params(in_size)  # already sized: the parameters stay
+    numpy.testing.assert_array_equal(link.W.array, kept)
