@@ -586,9 +586,10 @@ def _einsum_term(sublist) -> str:
 
 def einsum(*operands):
     """Einstein summation, in both of NumPy's forms: ``einsum('ij,jk->ik', a, b)`` and
-    ``einsum(a, [0, 1], b, [1, 2], [0, 2])``. ``...`` stands for broadcast batch axes; without an
-    output, the result keeps the letters used once, in alphabetical order. Differentiable in every
-    operand."""
+    ``einsum(a, [0, 1], b, [1, 2], [0, 2])``. ``...`` stands for batch axes, the same in every
+    operand, and an explicit output keeps them (as in Chainer, nothing is broadcast and ``...``
+    is not summed over); without an output, the result keeps the letters used once, in
+    alphabetical order. Differentiable in every operand."""
     if not operands:
         raise InvalidInputError(message("einsum", "expected subscripts and operands, got nothing"))
     if isinstance(operands[0], str):
@@ -620,7 +621,60 @@ def einsum(*operands):
         )
     for i, x in enumerate(arrays):
         check_float("einsum", f"operands[{i}]", x)
+    _check_einsum_axes(subscripts, inputs.split(","), arrow, output, arrays)
     return ops.einsum(subscripts, *arrays)
+
+
+def _check_einsum_axes(subscripts: str, terms: list, arrow: str, output: str, arrays) -> None:
+    """Chainer's rules for einsum: each letter has one length, ``...`` stands for the same axes in
+    every operand (nothing is broadcast), and an explicit output keeps ``...`` exactly when the
+    inputs have it (summing over ``...`` is refused)."""
+    has_ellipsis = any("..." in term for term in terms)
+    if arrow and has_ellipsis != ("..." in output):
+        raise InvalidInputError(
+            message(
+                "einsum",
+                f"expected '...' in the output of {subscripts!r} exactly when the inputs have it",
+                hint="write '...' on both sides, or on neither (Chainer does not sum over '...')",
+            )
+        )
+    lengths: dict = {}
+    batch = None
+    for i, (term, x) in enumerate(zip(terms, arrays)):
+        shape = _shape(x)
+        head, dots, tail = term.partition("...")
+        n_batch = len(shape) - len(head) - len(tail)
+        if n_batch < 0 or (n_batch and not dots):
+            raise ShapeError(
+                message(
+                    "einsum",
+                    f"operand {i} has {len(shape)} axes for the term {term!r}",
+                    {f"operands[{i}]": x},
+                    "write one letter per axis (or '...' for leading batch axes)",
+                )
+            )
+        for letter, length in [*zip(head, shape), *zip(tail, shape[len(shape) - len(tail) :])]:
+            if lengths.setdefault(letter, length) != length:
+                raise ShapeError(
+                    message(
+                        "einsum",
+                        f"axis {letter!r} has lengths {lengths[letter]} and {length} in {subscripts!r}",
+                        {f"operands[{i}]": x},
+                        "einsum does not broadcast, as in Chainer: give each letter one length",
+                    )
+                )
+        if dots:
+            here = shape[len(head) : len(head) + n_batch]
+            if batch is not None and here != batch:
+                raise ShapeError(
+                    message(
+                        "einsum",
+                        f"'...' stands for axes {batch} and {here} in {subscripts!r}",
+                        {f"operands[{i}]": x},
+                        "einsum does not broadcast, as in Chainer: '...' is the same axes in every operand",
+                    )
+                )
+            batch = here
 
 
 def inv(a):

@@ -836,3 +836,29 @@ def test_axis_of_a_wrong_type_is_a_type_error(fn, axis):
     with pytest.raises(ArgumentTypeError, match=rf"{fn.__name__}: expected axis to be") as info:
         fn(M23, axis=axis)
     assert isinstance(info.value, TypeError) and isinstance(info.value, InvalidInputError)
+
+
+@pytest.mark.parametrize(
+    "subscripts, shapes, error, match",
+    [
+        ("i,i", ((2,), (3,)), ShapeError, r"axis 'i' has lengths 2 and 3"),
+        ("ii", ((2, 3),), ShapeError, r"axis 'i' has lengths 2 and 3"),
+        ("ij", ((2,),), ShapeError, r"operand 0 has 1 axes for the term 'ij'"),
+        ("...i,...i", ((2, 2), (3, 2)), ShapeError, r"'...' stands for axes \(2,\) and \(3,\)"),
+        ("...i,...i", ((2, 2), (1, 2)), ShapeError, r"'...' stands for axes \(2,\) and \(1,\)"),
+        ("i...,j...", ((2, 3), (3, 2)), ShapeError, r"'...' stands for axes \(3,\) and \(2,\)"),
+        ("i,i->...", ((2,), (2,)), InvalidInputError, r"expected '...' in the output of 'i,i->...' exactly"),
+        ("...->", ((2,),), InvalidInputError, r"expected '...' in the output"),
+        ("i,...i->", ((2,), (3, 2)), InvalidInputError, r"expected '...' in the output"),
+    ],
+)
+def test_einsum_refuses_what_chainer_refuses(subscripts, shapes, error, match):
+    # Chainer's F.einsum broadcasts nothing and does not sum over '...' (NumPy's may do both)
+    with pytest.raises(error, match=match):
+        F.einsum(subscripts, *(numpy.zeros(shape, numpy.float32) for shape in shapes))
+
+
+def test_einsum_keeps_ellipsis_axes_that_agree():
+    a, b = uniform(-1, 1, (2, 3, 4), seed=3), uniform(-1, 1, (2, 3, 4), seed=4)
+    numpy.testing.assert_allclose(F.einsum("...i,...i->...", a, b), (a * b).sum(-1), rtol=1e-12)
+    check_grads(lambda a, b: F.einsum("...i,...i->...", a, b), (a, b), order=2)
