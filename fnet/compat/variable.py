@@ -476,7 +476,7 @@ class Variable:
 
     # -- Chainer forbids comparing variables and testing them for truth ---------------------
     def _no_compare(self, other):
-        raise NotImplementedError(
+        raise TypeError(
             "Variable: comparison operators are not supported (as in Chainer)\n"
             "  hint: compare the arrays, e.g. x.array < y.array"
         )
@@ -484,11 +484,11 @@ class Variable:
     __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = _no_compare
 
     def __bool__(self):
-        raise NotImplementedError(
+        raise TypeError(
             "Variable: truth testing is not supported (as in Chainer)\n  hint: test x.array instead"
         )
 
-    __hash__ = object.__hash__
+    __hash__ = None  # as Chainer's: key dicts and sets by id(variable)
 
 
 def _label(shape, dtype) -> str:

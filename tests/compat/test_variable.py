@@ -192,14 +192,16 @@ def test_data_must_be_an_array():
         chainer.Variable([1.0, 2.0])
 
 
-def test_comparisons_and_truth_raise_as_in_chainer():
+def test_comparisons_truth_and_hash_raise_type_errors_as_in_chainer():
     x = chainer.Variable(f32(1))
-    with pytest.raises(NotImplementedError):
+    with pytest.raises(TypeError, match="comparison operators"):
         x == x  # noqa: B015
-    with pytest.raises(NotImplementedError):
+    with pytest.raises(TypeError, match="comparison operators"):
         x < 1  # noqa: B015
-    with pytest.raises(NotImplementedError):
+    with pytest.raises(TypeError, match="truth testing"):
         bool(x)
+    with pytest.raises(TypeError, match="^unhashable type"):
+        hash(x)
 
 
 def test_operators_follow_numpy_broadcasting_and_reflect():
