@@ -165,7 +165,12 @@ class FunctionNode(_ForwardByDevice):
         return tuple(Variable._of(outputs[i]) for i in self._output_indexes_to_retain)
 
     def unchain(self) -> None:
-        """Forget the inputs and outputs (the graph around this node)."""
+        """Cut the outputs that are still alive from this node, and forget the inputs and
+        outputs (the graph around this node)."""
+        for ref in self.outputs or ():
+            node = ref()
+            if node is not None:
+                node.unchain()
         self.inputs = None
         self.outputs = None
 

@@ -87,8 +87,9 @@ class Variable:
     array([8.], dtype=float32)
     """
 
-    __slots__ = ("_data", "_grad", "_name", "_requires_grad", "_loss_scale", "__weakref__")
+    __slots__ = ("_data", "_grad", "_name", "_requires_grad", "_loss_scale", "_node_made", "__weakref__")
     __array_priority__ = 200
+    _has_chainerx_array = False  # a Chainer build without ChainerX: never a ChainerX array
 
     def __init__(
         self, data=None, *, name: str | None = None, grad=None, requires_grad: bool = True, **kwargs
@@ -105,13 +106,42 @@ class Variable:
                 f"Variable: data must be a NumPy or CuPy array, got {type(data).__name__}\n"
                 "  hint: wrap it with numpy.asarray(data, numpy.float32)"
             )
+        self._init_fields(data, name, grad, requires_grad)
+
+    def _init_fields(self, data, name, grad, requires_grad: bool) -> None:
         self._name = name
         self._requires_grad = requires_grad
         self._grad = None
         self._data = None
+        self._node_made = None
         self._set_array(data)
         if grad is not None:
             self.grad = grad
+
+    @classmethod
+    def _init_unchecked(
+        cls,
+        data=None,
+        device=None,
+        name=None,
+        grad=None,
+        grad_valid: bool = True,
+        requires_grad: bool = True,
+        is_chainerx_array=None,
+        node=None,
+        layout=None,
+    ) -> Variable:
+        """Chainer's constructor without the checks of ``data`` (for speed); ``device``,
+        ``grad_valid``, ``node`` and ``layout`` are Chainer's bookkeeping, which fnet has no
+        use for. There are no ChainerX arrays here, so ``is_chainerx_array`` must not be True."""
+        if is_chainerx_array:
+            raise RuntimeError(
+                "Variable._init_unchecked: is_chainerx_array=True, but ChainerX is not available\n"
+                "  hint: fnet behaves as a Chainer build without ChainerX; pass NumPy or CuPy arrays"
+            )
+        variable = object.__new__(Variable)
+        variable._init_fields(data, name, grad, requires_grad)
+        return variable
 
     @classmethod
     def _of(cls, value) -> Variable:
@@ -127,6 +157,7 @@ class Variable:
         v._grad = None
         v._name = None
         v._requires_grad = traced
+        v._node_made = None
         if traced:
             _owners[value.record] = v
         return v
@@ -168,8 +199,13 @@ class Variable:
 
     @property
     def node(self) -> VariableNode:
-        """This variable's node in the graph."""
-        return VariableNode(self)
+        """This variable's node in the graph (one for the variable's lifetime)."""
+        node = self._node_made
+        if node is None:
+            node = self._node_made = VariableNode(self)
+        return node
+
+    _node = node  # Chainer's private name, which its tests use
 
     # -- the gradient ---------------------------------------------------------------------
     @property
@@ -180,6 +216,11 @@ class Variable:
 
     @grad.setter
     def grad(self, g) -> None:
+        if isinstance(g, numpy.generic):
+            raise TypeError(
+                f"Variable.grad: the grad of {self._describe()} must be an array, got the NumPy scalar "
+                f"{type(g).__name__}\n  hint: wrap it with numpy.asarray(g)"
+            )
         _check_grad(self, g, "Variable.grad")
         self._grad = None if g is None else Variable(g)  # as Chainer's: a Variable that requires grad
 
@@ -334,13 +375,19 @@ class Variable:
 
     @property
     def rank(self) -> int:
-        node = self.creator_node
-        return 0 if node is None else node.rank + 1
+        """The variable's depth in the graph: 0 for a leaf, its creator's rank plus 1 otherwise
+        (as Chainer, a variable cut from its creator keeps its rank)."""
+        node = self._node_made
+        if node is not None and node._rank is not None:
+            return node._rank
+        creator = self.creator_node
+        return 0 if creator is None else creator.rank + 1
 
     def unchain(self) -> None:
-        """Forget how this variable was made: it becomes a leaf of the graph."""
+        """Forget how this variable was made: it becomes a leaf of the graph (keeping its rank)."""
         data = self._data
         if type(data) is Tracer and type(data.record) is not LeafRecord:
+            self.node._rank = self.rank
             self._data = (
                 Tracer(data.value, 0, LeafRecord(data.value, self)) if self._requires_grad else data.value
             )
@@ -392,9 +439,12 @@ class Variable:
             if loss_scale is not None:
                 ones *= loss_scale
             self._grad = Variable._of(ones)
+        grad = self._grad
+        if not retain_grad:  # Chainer (from v6) uses up the output's grad
+            self._grad = None
         _backprop(
             [self],
-            [self._grad],
+            [grad],
             retain_grad=retain_grad,
             create_graph=enable_double_backprop,
             loss_scale=loss_scale,
@@ -619,16 +669,63 @@ def _rebuild_parameter(array, name, grad, initializer, update_rule, initial_devi
 
 
 class VariableNode:
-    """A variable's place in the graph: what made it, its shape and dtype, its name."""
+    """A variable's place in the graph: what made it, its shape and dtype, its name.
+
+    A Variable has one node for its lifetime; a node whose variable is gone keeps what it
+    showed (name, shape, dtype) for graph views. ``_rank`` pins the rank (Chainer keeps a
+    variable's rank when it is cut from its creator); None derives it from the creator.
+    """
+
+    _rank = None
 
     def __init__(self, variable: Variable):
         self._variable = weakref.ref(variable)
         data = variable._data
         self._record = data.record if type(data) is Tracer else None
-        self.name = variable.name
-        self.shape = variable.array.shape if variable.array is not None else None
-        self.dtype = variable.array.dtype if variable.array is not None else None
-        self.requires_grad = variable.requires_grad
+        self._name = variable.name
+        array = variable.array
+        self._shape = None if array is None else array.shape
+        self._dtype = None if array is None else array.dtype
+        self._requires_grad = variable.requires_grad
+
+    def _seen(self, field: str):
+        """``field`` of the live variable, or the value it had when last seen."""
+        v = self._variable()
+        if v is None:
+            return getattr(self, "_" + field)
+        array = v.array
+        if field == "shape":
+            return None if array is None else array.shape
+        return None if array is None else array.dtype
+
+    @property
+    def name(self):
+        v = self._variable()
+        return self._name if v is None else v.name
+
+    @name.setter
+    def name(self, value) -> None:
+        self._name = value
+        v = self._variable()
+        if v is not None:
+            v.name = value
+
+    @property
+    def shape(self):
+        return self._seen("shape")
+
+    @property
+    def dtype(self):
+        return self._seen("dtype")
+
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @property
+    def rank(self) -> int:
+        v = self._variable()
+        return (self._rank or 0) if v is None else v.rank
 
     @property
     def data(self):
@@ -649,6 +746,12 @@ class VariableNode:
     def label(self) -> str:
         """A short text for the node: its variable's shape and dtype."""
         return _label(self.shape, self.dtype)
+
+    def unchain(self) -> None:
+        """Cut the variable from its creator (see ``Variable.unchain``)."""
+        v = self._variable()
+        if v is not None:
+            v.unchain()
 
     def get_variable(self):
         """The Variable of this node (or None once it is gone)."""

@@ -317,3 +317,62 @@ def test_an_uninitialized_parameter_keeps_what_zerograd_or_cleargrad_asked():
     assert numpy.isnan(fresh.grad).all()  # Chainer's NaN: a forgotten cleargrads() shows
     assert cleared.grad is None
     numpy.testing.assert_array_equal(zeroed.grad, [0.0, 0.0])
+
+
+class _Scale(chainer.FunctionNode):
+    def forward(self, inputs):
+        return (inputs[0] * 2,)
+
+    def backward(self, indexes, grad_outputs):
+        return (grad_outputs[0] * 2,)
+
+
+def test_a_variable_keeps_one_node_whose_rank_can_be_pinned():
+    x = chainer.Variable(f32(1, 2))
+    assert x.node is x.node and x._node is x.node
+    x.node._rank = 3  # as Chainer's tests set it
+    node = _Scale()
+    (y,) = node.apply((x,))
+    assert node.rank == 3 and y.rank == 4
+
+
+def test_unchain_keeps_the_rank_and_a_function_nodes_unchain_cuts_live_outputs():
+    x = chainer.Variable(f32(1, 2))
+    y = (x * 2) * 3
+    rank = y.rank
+    y.unchain()
+    assert y.creator is None and y.rank == rank == 2
+    node = _Scale()
+    (z,) = node.apply((x,))
+    ref = node.outputs[0]
+    assert ref() is z.node
+    node.unchain()
+    assert z.creator is None and node.inputs is None and node.outputs is None
+
+
+def test_backward_uses_up_the_outputs_grad_unless_retain_grad():
+    x = chainer.Variable(f32(1, 2))
+    y = x * 3
+    y.grad = f32(1, 1)
+    y.backward()
+    assert y.grad is None
+    numpy.testing.assert_array_equal(x.grad, [3, 3])
+    y = x * 3
+    g = chainer.Variable(f32(1, 1))
+    y.grad_var = g
+    y.backward(retain_grad=True)
+    assert y.grad_var is g
+
+
+def test_grad_must_be_an_array_not_a_numpy_scalar():
+    x = chainer.Variable(numpy.float32(1).reshape(()))
+    with pytest.raises(TypeError, match="NumPy scalar"):
+        x.grad = numpy.float32(1)
+
+
+def test_chainers_private_constructor_and_chainerx_flag():
+    x = chainer.Variable._init_unchecked(f32(1, 2), name="x", requires_grad=False)
+    assert type(x) is chainer.Variable and x.name == "x" and not x.requires_grad
+    assert x._has_chainerx_array is False and chainer.Variable()._has_chainerx_array is False
+    with pytest.raises(RuntimeError, match="ChainerX is not available"):
+        chainer.Variable._init_unchecked(f32(1), is_chainerx_array=True)
