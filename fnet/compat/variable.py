@@ -40,13 +40,28 @@ _owners: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 
 
 class LeafRecord(Record):
-    """The Record of a Variable that no recorded operation made (a parameter, an input)."""
+    """The Record of a Variable that no recorded operation made (a parameter, an input).
 
-    __slots__ = ("variable",)
+    ``old_style`` names the old-style Function whose backward made the variable (a gradient
+    that cannot be differentiated again, as in Chainer); None for others.
+    """
+
+    __slots__ = ("variable", "old_style")
 
     def __init__(self, value, variable: Variable):
         super().__init__(None, (), (), None, value, 0)
         self.variable = weakref.ref(variable)
+        self.old_style = None
+
+
+def _refuse_old_style(records) -> None:
+    """Chainer's error for a backward pass that reaches a gradient an old-style Function made."""
+    for record in records:
+        if type(record) is LeafRecord and record.old_style is not None:
+            raise RuntimeError(
+                f'cannot twice-differentiate an old style Function "{record.old_style}"\n'
+                "  hint: write the function as a chainer.FunctionNode, whose backward uses chainer.functions"
+            )
 
 
 def _is_array(value) -> bool:
@@ -795,6 +810,7 @@ def _backprop(
         data = out._data
         if type(data) is Tracer and g is not None:
             roots.append((data, g._data if isinstance(g, Variable) else g))
+    _refuse_old_style(root.record for root, _ in roots)
     wanted = None
     if inputs is not None:
         wanted = {}
@@ -806,6 +822,7 @@ def _backprop(
         wanted = dict(_owners.items())
     keep = None if not wanted else wanted.__contains__
     cotangents = _engine.backward(roots, create_graph=create_graph, keep=keep) if roots else {}
+    _refuse_old_style(cotangents)
     if inputs is not None:
         return [_to_grad(cotangents.get(v._data.record)) if type(v._data) is Tracer else None for v in inputs]
     for record, ct in cotangents.items():
