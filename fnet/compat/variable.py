@@ -478,6 +478,18 @@ class Variable:
     def to_cpu(self) -> Variable:
         return self.to_device("@numpy")
 
+    def to_chx(self) -> None:
+        """Chainer's conversion to ChainerX arrays: fnet is a Chainer build without ChainerX,
+        so this raises RuntimeError, as Chainer does there."""
+        raise RuntimeError(
+            f"{type(self).__name__}.to_chx: ChainerX is not available.\n"
+            "  hint: fnet has no ChainerX; keep NumPy or CuPy arrays (to_device('@numpy'))"
+        )
+
+    def from_chx(self) -> None:
+        """Chainer's conversion back from ChainerX arrays: a variable here never holds one, so
+        nothing changes."""
+
     def to_gpu(self, device=None) -> Variable:
         return self.to_device(f"@cupy:{0 if device is None else int(device)}")
 
