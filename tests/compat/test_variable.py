@@ -333,7 +333,7 @@ def test_a_variable_keeps_one_node_whose_rank_can_be_pinned():
     x.node._rank = 3  # as Chainer's tests set it
     node = _Scale()
     (y,) = node.apply((x,))
-    assert node.rank == 3 and y.rank == 4
+    assert node.rank == 3 and y.rank == 4 and y.node.rank == 4 and x.node.rank == 3
 
 
 def test_unchain_keeps_the_rank_and_a_function_nodes_unchain_cuts_live_outputs():
