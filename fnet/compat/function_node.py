@@ -16,7 +16,7 @@ import numpy
 
 from .. import backend
 from ..autodiff.primitive import Primitive, take_output
-from ..autodiff.tracer import Record, Tracer
+from ..autodiff.tracer import Record, Tracer, unbox_all
 from . import configuration, function_hooks
 from .utils import type_check
 from .variable import LeafRecord, Variable, VariableNode, as_variable
@@ -160,9 +160,14 @@ class FunctionNode(_ForwardByDevice):
         if self._output_indexes_to_retain is None or self._retained_outputs is None:
             return ()
         outputs = self._retained_outputs
+        values = unbox_all(outputs)
         if type(outputs) is Tracer:  # the backward pass is recorded: outputs keep their graph
-            return tuple(Variable._of(take_output(outputs, index=i)) for i in self._output_indexes_to_retain)
-        return tuple(Variable._of(outputs[i]) for i in self._output_indexes_to_retain)
+            return tuple(
+                None if values[i] is None else Variable._of(take_output(outputs, index=i))
+                for i in self._output_indexes_to_retain
+            )
+        indexes = self._output_indexes_to_retain
+        return tuple(None if outputs[i] is None else Variable._of(outputs[i]) for i in indexes)
 
     def unchain(self) -> None:
         """Cut the outputs that are still alive from this node, and forget the inputs and
@@ -196,8 +201,11 @@ class FunctionNode(_ForwardByDevice):
         self._targets = tuple(i for i, d in enumerate(data) if type(d) is Tracer)
         packed = _apply_node(*data, node=self)
         n = len(packed.value) if type(packed) is Tracer else len(packed)
-        if type(packed) is Tracer:
-            outputs = tuple(Variable._of(take_output(packed, index=i)) for i in range(n))
+        if type(packed) is Tracer:  # an output that forward left None is a Variable of None
+            values = packed.value
+            outputs = tuple(
+                Variable._of(None if values[i] is None else take_output(packed, index=i)) for i in range(n)
+            )
         else:
             outputs = tuple(Variable._of(y) for y in packed)
         for hook in hooks:
@@ -212,7 +220,7 @@ class FunctionNode(_ForwardByDevice):
     # -- inside the primitive --------------------------------------------------------------
     def _run_forward(self, inputs) -> tuple:
         outputs = self.forward(tuple(inputs))
-        if not isinstance(outputs, tuple) or not all(_is_array(y) for y in outputs):
+        if not isinstance(outputs, tuple) or not all(y is None or _is_array(y) for y in outputs):
             raise TypeError(
                 f"{self.label}.forward: forward output must be a tuple of ndarrays, got "
                 f"{type(outputs).__name__}\n  hint: return (y,) for a single output"
@@ -246,7 +254,7 @@ class FunctionNode(_ForwardByDevice):
 
     def _run_backward(self, g, ans, inputs) -> dict:
         self._retained_inputs = inputs
-        self._retained_outputs = ans if self._output_indexes_to_retain else None
+        self._retained_outputs = ans
         grad_outputs = tuple(None if gi is None else Variable._of(gi) for gi in g)
         hooks = function_hooks.active_hooks(self)
         in_arrays = tuple(x.value if type(x) is Tracer else x for x in inputs)
@@ -348,24 +356,21 @@ class FunctionAdapter(FunctionNode):
 
     def backward(self, target_input_indexes, grad_outputs):
         inputs = self._retained_inputs
-        in_data = tuple(x.value if type(x) is Tracer else x for x in inputs)
-        while any(type(x) is Tracer for x in in_data):
-            in_data = tuple(x.value if type(x) is Tracer else x for x in in_data)
+        values = tuple(unbox_all(x) for x in inputs)
+        # as Chainer: the function sees the inputs and outputs it retained, None for others
+        kept = set(self._input_indexes_to_retain)
+        in_data = tuple(v if i in kept else None for i, v in enumerate(values))
         out_grads = tuple(None if g is None else g.array for g in grad_outputs)
         function = self._function
-        if self._retained_outputs is not None:
-            outs = self._retained_outputs
-            function.output_data = (
-                tuple(o.value if type(o) is Tracer else o for o in outs)
-                if type(outs) is not Tracer
-                else outs.value
-            )
+        outs = tuple(unbox_all(o) for o in unbox_all(self._retained_outputs))
+        kept = set(self._output_indexes_to_retain or ())
+        function.output_data = tuple(o if i in kept else None for i, o in enumerate(outs))
         gxs = function.backward(in_data, out_grads)
         if not isinstance(gxs, (tuple, list)):
             gxs = (gxs,)
-        for i, gx in enumerate(gxs[: len(in_data)]):
+        for i, gx in enumerate(gxs[: len(values)]):
             if gx is not None:
-                _check_gradient(self.label, i, gx, in_data[i])
+                _check_gradient(self.label, i, gx, values[i])
         # In a recorded backward pass, a gradient is a leaf that refuses to be differentiated
         # again (Chainer's rule for old-style functions); otherwise a plain value.
         recorded = any(type(x) is Tracer for x in inputs)  # traced operands: create_graph is on

@@ -860,27 +860,44 @@ def _to_grad(ct):
 
 
 def backward(outputs, grad_outputs=None, **kwargs) -> None:
-    """Backpropagate from several variables at once (``grad_outputs`` default: their ``.grad``)."""
-    outputs = list(outputs)
+    """Backpropagate from several variables at once.
+
+    ``grad_outputs`` default to the outputs' ``.grad_var``, which are used up (set to None);
+    an output without one is left out with a RuntimeWarning (no default grad is made, even
+    for a scalar), as in Chainer.
+    """
+    where = "chainer.backward"
+    if not isinstance(outputs, (tuple, list)):
+        raise TypeError(f"{where}: outputs must be a tuple or a list, got {type(outputs).__name__}")
     for out in outputs:
         if not isinstance(out, Variable):
-            raise TypeError(f"chainer.backward: each output must be a Variable, got {type(out).__name__}")
+            raise TypeError(f"{where}: each output must be a Variable, got {type(out).__name__}")
+    if grad_outputs is not None:
+        if not isinstance(grad_outputs, (tuple, list)):
+            raise TypeError(
+                f"{where}: grad_outputs must be None, a tuple or a list, got {type(grad_outputs).__name__}"
+            )
+        if len(outputs) != len(grad_outputs):
+            raise ValueError(
+                f"{where}: grad_outputs must be as long as outputs, got {len(grad_outputs)} for "
+                f"{len(outputs)} outputs\n  hint: give one gradient (or None) per output"
+            )
+    options = _backward_options(kwargs)
     if grad_outputs is None:
         grad_outputs = []
         for out in outputs:
-            if out._grad is None:
-                if out.array.size != 1:
-                    raise ValueError(
-                        f"chainer.backward: {out._describe()} has no grad and is not a scalar\n"
-                        "  hint: pass grad_outputs, or reduce the output to a scalar"
-                    )
-                out.grad = out.xp.ones_like(out.array)
-            grad_outputs.append(out._grad)
-    _backprop(
-        outputs,
-        [as_variable(g) if g is not None else None for g in grad_outputs],
-        **_backward_options(kwargs),
-    )
+            g = out._grad
+            if g is None:
+                warnings.warn(
+                    "outputs contains a Variable without grad, or duplicate outputs. Note that "
+                    "chainer.backward does not set default grad.",
+                    RuntimeWarning,
+                    stacklevel=2,
+                )
+            out._grad = None
+            grad_outputs.append(g)
+    pairs = [(out, as_variable(g)) for out, g in zip(outputs, grad_outputs) if g is not None]
+    _backprop([out for out, _ in pairs], [g for _, g in pairs], **options)
 
 
 def _backward_options(kwargs) -> dict:

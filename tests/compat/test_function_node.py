@@ -333,3 +333,46 @@ def test_an_old_style_backward_with_wrong_gradients_names_the_function(gradients
     z = _OldStyle(gradients)(x, y)
     with pytest.raises(error, match=message):
         F.sum(z).backward()
+
+
+def test_an_old_style_backward_sees_only_what_it_retained():
+    seen = {}
+
+    class Partial(chainer.Function):
+        def forward(self, inputs):
+            x, y = inputs
+            self.retain_inputs((1,))
+            self.retain_outputs((1,))
+            return x * y, x + y
+
+        def backward(self, inputs, grad_outputs):
+            seen["inputs"], seen["outputs"] = inputs, self.output_data
+            x_unseen, y = inputs
+            return grad_outputs[0] * y, None
+
+    x, y = chainer.Variable(rand(2)), chainer.Variable(rand(2, seed=1), requires_grad=False)
+    a, b = Partial()(x, y)
+    F.sum(a).backward()
+    assert seen["inputs"][0] is None and seen["inputs"][1] is y.array
+    assert seen["outputs"][0] is None and seen["outputs"][1] is b.array
+    numpy.testing.assert_array_equal(x.grad, y.array)
+
+
+def test_forward_may_leave_outputs_none():
+    class SomeNone(chainer.FunctionNode):
+        def forward(self, inputs):
+            self.retain_outputs((1, 2))
+            return None, inputs[0] * 3, None
+
+        def backward(self, indexes, grad_outputs):
+            self.retained = self.get_retained_outputs()
+            assert grad_outputs[0] is None and grad_outputs[2] is None
+            return (grad_outputs[1] * 3,)
+
+    x = chainer.Variable(rand(2))
+    node = SomeNone()
+    y1, y2, y3 = node.apply((x,))
+    assert y1.array is None and y3.array is None
+    F.sum(y2).backward()
+    assert node.retained[1] is None and node.retained[0].array is y2.array
+    numpy.testing.assert_array_equal(x.grad, [3, 3])

@@ -104,8 +104,26 @@ def test_chainer_grad_of_a_non_scalar_starts_from_ones_as_in_chainer():
 def test_backward_of_several_outputs():
     x = chainer.Variable(f32(1, 2))
     a, b = F.sum(x * x), F.sum(3 * x)
-    chainer.backward([a, b])
+    chainer.backward([a, b], [f32(1).reshape(()), f32(1).reshape(())])
     numpy.testing.assert_array_equal(x.grad, [5, 7])
+    x.cleargrad()
+    a, b = F.sum(x * x), F.sum(3 * x)
+    a.grad = f32(1).reshape(())
+    with pytest.warns(RuntimeWarning, match="does not set default grad"):  # as in Chainer
+        chainer.backward([a, b])
+    numpy.testing.assert_array_equal(x.grad, [2, 4])
+    assert a.grad is None
+
+
+def test_backward_checks_its_arguments_as_chainer():
+    x = chainer.Variable(f32(1, 2))
+    y = x * 2
+    with pytest.raises(TypeError, match="outputs must be a tuple or a list"):
+        chainer.backward(y)
+    with pytest.raises(TypeError, match="grad_outputs must be None, a tuple or a list"):
+        chainer.backward([y], chainer.Variable(f32(1, 1)))
+    with pytest.raises(ValueError, match="grad_outputs must be as long as outputs"):
+        chainer.backward([y], [])
 
 
 def test_no_backprop_mode_records_nothing():
