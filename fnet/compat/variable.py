@@ -825,7 +825,7 @@ def _backprop(
     _refuse_old_style(root.record for root, _ in roots)
     wanted = None
     if inputs is not None:
-        wanted = {}
+        wanted = dict(_owners.items()) if retain_grad else {}
         for v in inputs:
             data = v._data
             if type(data) is Tracer:
@@ -836,6 +836,11 @@ def _backprop(
     cotangents = _engine.backward(roots, create_graph=create_graph, keep=keep) if roots else {}
     _refuse_old_style(cotangents)
     if inputs is not None:
+        if retain_grad:  # the intermediate variables on the way get their gradients
+            for record, ct in cotangents.items():
+                variable = wanted.get(record) if type(record) is not LeafRecord else None
+                if variable is not None and variable._requires_grad:
+                    variable._grad = Variable._of(ct)
         return [_to_grad(cotangents.get(v._data.record)) if type(v._data) is Tracer else None for v in inputs]
     for record, ct in cotangents.items():
         if type(record) is LeafRecord:
@@ -926,9 +931,20 @@ def grad(
     Chainer; ``grad_inputs`` are added to the results; ``set_grad`` also stores them in the
     inputs' ``.grad_var``.
     """
-    for name, value in (("outputs", outputs), ("inputs", inputs), ("grad_outputs", grad_outputs)):
+    named = (
+        ("outputs", outputs),
+        ("inputs", inputs),
+        ("grad_outputs", grad_outputs),
+        ("grad_inputs", grad_inputs),
+    )
+    for name, value in named:
         if value is not None and not isinstance(value, (tuple, list)):
             raise TypeError(f"chainer.grad: {name} must be a tuple or a list, got {type(value).__name__}")
+    if grad_inputs is not None and len(grad_inputs) != len(inputs):
+        raise ValueError(
+            f"chainer.grad: grad_inputs must be as long as inputs, got {len(grad_inputs)} for "
+            f"{len(inputs)} inputs"
+        )
     outputs, inputs = list(outputs), list(inputs)
     if grad_outputs is None:
         grad_outputs = [None] * len(outputs)
@@ -944,14 +960,17 @@ def grad(
             if loss_scale is not None:
                 g *= loss_scale
         seeds.append(as_variable(g))
+    # grad_inputs are the inputs' gradients so far: they start at the inputs and flow on, so an
+    # input that another input depends on gets them too (Chainer's rule)
+    given = [] if grad_inputs is None else [(x, gi) for x, gi in zip(inputs, grad_inputs) if gi is not None]
+    starts = outputs + [x for x, _ in given]
+    seeds += [as_variable(gi) for _, gi in given]
     results = _backprop(
-        outputs, seeds, inputs=inputs, create_graph=enable_double_backprop, retain_grad=retain_grad
+        starts, seeds, inputs=inputs, create_graph=enable_double_backprop, retain_grad=retain_grad
     )
-    if grad_inputs is not None:
-        results = [
-            gi if r is None else (r if gi is None else Variable._of(r._data + as_variable(gi)._data))
-            for r, gi in zip(results, grad_inputs)
-        ]
+    if grad_inputs is not None:  # an input without a graph keeps what it was given
+        results = [gi if r is None and gi is not None else r for r, gi in zip(results, grad_inputs)]
+        results = [as_variable(r) if r is not None and not isinstance(r, Variable) else r for r in results]
     if set_grad:
         for x, r in zip(inputs, results):
             x._grad = r

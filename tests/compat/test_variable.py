@@ -394,3 +394,19 @@ def test_chainers_private_constructor_and_chainerx_flag():
     assert x._has_chainerx_array is False and chainer.Variable()._has_chainerx_array is False
     with pytest.raises(RuntimeError, match="ChainerX is not available"):
         chainer.Variable._init_unchecked(f32(1), is_chainerx_array=True)
+
+
+def test_grad_inputs_flow_on_to_the_inputs_before_them_and_retain_grad_fills_the_way():
+    # x2 = 2 * x1, y = 3 * x2: the gradient given for x2 reaches x1 through x2 (Chainer's rule)
+    x1 = chainer.Variable(f32(1))
+    h = x1 * 2
+    x2 = h * 1
+    y = x2 * 3
+    gx1, gx2 = chainer.grad([y], [x1, x2], grad_inputs=[f32(100), f32(10)], retain_grad=True)
+    numpy.testing.assert_array_equal(gx2.array, [13])
+    numpy.testing.assert_array_equal(gx1.array, [126])
+    numpy.testing.assert_array_equal(h.grad, [13])
+    with pytest.raises(TypeError, match="grad_inputs must be a tuple or a list"):
+        chainer.grad([y], [x1], grad_inputs=f32(1))
+    with pytest.raises(ValueError, match="grad_inputs must be as long as inputs"):
+        chainer.grad([y], [x1], grad_inputs=[None, None])
