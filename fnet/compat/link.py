@@ -26,7 +26,9 @@ import numpy
 from .. import backend
 from .. import tree as _tree
 from ..errors import aval
+from .backend import get_device
 from .backends import intel64
+from .backends._cpu import CpuDevice
 from .link_hooks.link_hook import (
     ForwardPostprocessCallbackArgs,
     ForwardPreprocessCallbackArgs,
@@ -165,7 +167,7 @@ class Link:
     array([[1., 1.]], dtype=float32)
     """
 
-    _device: backend.Device = backend.CPU
+    _device: backend.Device = CpuDevice()  # Chainer's device classes (fnet's devices too)
     _local_link_hooks: dict | None = None
     _init_done = False
 
@@ -179,12 +181,11 @@ class Link:
             shape, dtype = _shape_and_dtype(name, value)
             self.add_param(name, shape, dtype=dtype)
 
-    def _check_init_done(self, where: str) -> None:
+    def _check_init_done(self) -> None:
         if not self._init_done:
-            raise RuntimeError(
-                f"{type(self).__name__}.{where}: Link.__init__() has not been called\n"
-                "  hint: call super().__init__() at the start of your __init__"
-            )
+            # exactly Chainer's words: its tests match the whole message (so no hint here:
+            # the fix is to call super().__init__() at the start of __init__)
+            raise RuntimeError("Link.__init__() has not been called.")
 
     # -- text -----------------------------------------------------------------------------
     @property
@@ -208,7 +209,7 @@ class Link:
     def init_scope(self) -> Iterator[None]:
         """A ``with`` block in which assigning a ``Parameter`` (or, in a Chain, a Link) to an
         attribute registers it; outside it, attributes are plain."""
-        self._check_init_done("init_scope")
+        self._check_init_done()
         old = self.within_init_scope
         self._within_init_scope = True
         try:
@@ -558,7 +559,7 @@ class Link:
     def to_device(self, device) -> Link:
         """Move the parameters and persistent arrays of the hierarchy to ``device``
         (``'@numpy'``, ``'@cupy:0'``, a Device...); returns self."""
-        self.device_resident_accept(_ToDevice(backend.get_device(device)))
+        self.device_resident_accept(_ToDevice(get_device(device)))
         return self
 
     def to_cpu(self) -> Link:
@@ -566,7 +567,7 @@ class Link:
         warnings.warn(
             "to_cpu is deprecated. Please use to_device('@numpy') instead.", DeprecationWarning, stacklevel=2
         )
-        self.device_resident_accept(_ToDevice(backend.CPU, entry=("to_cpu", {}), start=self))
+        self.device_resident_accept(_ToDevice(CpuDevice(), entry=("to_cpu", {}), start=self))
         return self
 
     def to_intel64(self) -> Link:
@@ -614,7 +615,7 @@ class Link:
         )
         cupy = backend.GpuDevice().xp  # a RuntimeError with a hint when CuPy or a GPU is missing
         ident = cupy.cuda.Device().id if device is None else getattr(device, "id", device)
-        device = backend.GpuDevice(int(ident))
+        device = get_device(int(ident))
         visitor = _ToDevice(device, skip_gpu_arrays=True, entry=("to_gpu", {"device": device.id}), start=self)
         self.device_resident_accept(visitor)
         return self
@@ -679,7 +680,7 @@ class Link:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if not self._init_done:
-            self._check_init_done("__call__")
+            self._check_init_done()
         # Chainer runs a mixin's __call__ instead of forward
         forward = super().__call__ if self._calls_mixin else getattr(self, "forward", None)
         if forward is None:

@@ -719,3 +719,25 @@ def test_final_and_deprecated_overrides_of_the_device_methods():
     with pytest.warns(DeprecationWarning):
         parent.to_cpu()
     assert calls == [parent.child] * 2
+
+
+def test_a_links_device_is_chainers_device_class():
+    from fnet.compat import backend
+
+    link = Link(W=(2, 3))
+    assert isinstance(link.device, backend.CpuDevice)
+    assert isinstance(link.to_device("@numpy").device, backend.CpuDevice)
+    with pytest.warns(DeprecationWarning):
+        assert isinstance(link.to_cpu().device, backend.CpuDevice)
+
+
+def test_a_missing_init_call_is_reported_in_chainers_exact_words():
+    class Derived(Link):
+        def __init__(self):
+            pass
+
+        def forward(self):
+            return 1
+
+    with pytest.raises(RuntimeError, match=r"^Link\.__init__\(\) has not been called\.$"):
+        Derived()()
