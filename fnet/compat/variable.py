@@ -278,9 +278,20 @@ class Variable:
         self._grad = Variable._of(g if self._grad is None else self._grad.array + g)
 
     def copydata(self, var: Variable) -> None:
-        """Copy ``var``'s array into this variable's array (in place, across devices)."""
-        src = backend.to_device(var.array, self.device)
+        """Copy ``var``'s array into this variable's array (in place, across devices).
+
+        As in Chainer, an uninitialized Parameter on either side is first initialized to the
+        other's shape (nothing happens when both are uninitialized).
+        """
         dst = self.array
+        if var.array is None:
+            if dst is None:
+                return
+            var.initialize(dst.shape)
+        if dst is None and isinstance(self, Parameter):
+            self.initialize(var.array.shape)
+            dst = self.array
+        src = backend.to_device(var.array, self.device)
         if dst is None:
             self.array = src.copy()
         else:

@@ -410,3 +410,17 @@ def test_grad_inputs_flow_on_to_the_inputs_before_them_and_retain_grad_fills_the
         chainer.grad([y], [x1], grad_inputs=f32(1))
     with pytest.raises(ValueError, match="grad_inputs must be as long as inputs"):
         chainer.grad([y], [x1], grad_inputs=[None, None])
+
+
+def test_copydata_initializes_an_uninitialized_parameter_on_either_side():
+    dst, src = chainer.Parameter(f32(1, 2)), chainer.Parameter(chainer.initializers.Zero())
+    kept = dst.array
+    dst.copydata(src)  # src takes dst's shape, then its zeros are copied in place
+    assert dst.array is kept and src.shape == (2,)
+    numpy.testing.assert_array_equal(dst.array, [0, 0])
+    fresh = chainer.Parameter(chainer.initializers.One())
+    fresh.copydata(chainer.Variable(f32(3, 4)))
+    numpy.testing.assert_array_equal(fresh.array, [3, 4])
+    a, b = chainer.Parameter(), chainer.Parameter()
+    a.copydata(b)
+    assert a.array is None and b.array is None
