@@ -231,11 +231,6 @@ class Variable:
 
     @grad.setter
     def grad(self, g) -> None:
-        if isinstance(g, numpy.generic):
-            raise TypeError(
-                f"Variable.grad: the grad of {self._describe()} must be an array, got the NumPy scalar "
-                f"{type(g).__name__}\n  hint: wrap it with numpy.asarray(g)"
-            )
         _check_grad(self, g, "Variable.grad")
         self._grad = None if g is None else Variable(g)  # as Chainer's: a Variable that requires grad
 

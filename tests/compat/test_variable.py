@@ -382,12 +382,6 @@ def test_backward_uses_up_the_outputs_grad_unless_retain_grad():
     assert y.grad_var is g
 
 
-def test_grad_must_be_an_array_not_a_numpy_scalar():
-    x = chainer.Variable(numpy.float32(1).reshape(()))
-    with pytest.raises(TypeError, match="NumPy scalar"):
-        x.grad = numpy.float32(1)
-
-
 def test_chainers_private_constructor_and_chainerx_flag():
     x = chainer.Variable._init_unchecked(f32(1, 2), name="x", requires_grad=False)
     assert type(x) is chainer.Variable and x.name == "x" and not x.requires_grad
