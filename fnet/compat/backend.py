@@ -2,7 +2,9 @@
 
 Chainer's device classes here are fnet's devices with Chainer's methods: ``CpuDevice()``
 equals ``fnet.backend.CPU``, and any of them can be passed where fnet takes a device. ChainerX
-is not provided: a device string without ``'@'`` (a ChainerX device) raises ``RuntimeError``.
+is not provided: a device string without ``'@'`` (a ChainerX device) raises ``RuntimeError``,
+and ``ChainerxDevice`` is the class no device here belongs to, as in a Chainer build without
+ChainerX.
 
 >>> import numpy
 >>> device = get_device('@numpy')
@@ -16,8 +18,9 @@ import numpy
 
 from .. import backend as _core
 from ..autodiff.tracer import unbox_all
+from . import chainerx
 from .backends import cuda
-from .backends._cpu import CpuDevice, Device, array_to_cpu
+from .backends._cpu import CpuDevice, Device, array_to_cpu, convert_arrays
 from .backends.cuda import GpuDevice
 from .backends.intel64 import Intel64Device
 from .variable import Variable
@@ -27,6 +30,9 @@ __all__ = [
     "CpuDevice",
     "GpuDevice",
     "Intel64Device",
+    "ChainerxDevice",
+    "to_chx",
+    "from_chx",
     "get_device",
     "using_device",
     "get_array_module",
@@ -138,3 +144,65 @@ def is_arrays_compatible(arrays) -> bool:
         return True
     types = cuda.ndarray if isinstance(arrays[0], cuda.ndarray) else get_cpu_array_types()
     return all(isinstance(a, types) for a in arrays)
+
+
+def _no_chainerx(where: str) -> RuntimeError:
+    return RuntimeError(
+        f"{where}: ChainerX is not available.\n"
+        "  hint: fnet behaves as a Chainer build without ChainerX; use '@numpy' or '@cupy:N'"
+    )
+
+
+class ChainerxDevice(Device):
+    """Chainer's ChainerX device. fnet has no ChainerX, so no device is one (``isinstance(d,
+    ChainerxDevice)`` is False for every device made here) and making one raises RuntimeError."""
+
+    xp = chainerx
+    supported_array_types = (chainerx.ndarray,)
+
+    def __init__(self, device) -> None:
+        raise _no_chainerx("ChainerxDevice")
+
+    @staticmethod
+    def from_array(array) -> None:
+        """The ChainerX device of ``array``: None, as no array is a ChainerX array."""
+        return None
+
+    @staticmethod
+    def from_fallback_device(device):
+        raise _no_chainerx("ChainerxDevice.from_fallback_device")
+
+    name = property(lambda self: None, doc="The device's name (no instance exists).")
+
+    def send_array(self, array):
+        raise _no_chainerx("ChainerxDevice.send_array")
+
+    def is_array_supported(self, array) -> bool:
+        return False
+
+
+def _array_to_chx(array):
+    if array is None:
+        return None
+    raise _no_chainerx("to_chx")
+
+
+def _array_from_chx(array):
+    if array is not None and not isinstance(array, get_array_types()):
+        raise TypeError(
+            f"from_chx: tried to convert to a non-ChainerX array from an invalid type: "
+            f"{type(array).__name__}\n  hint: pass NumPy or CuPy arrays (or lists and tuples of them)"
+        )
+    return array
+
+
+def to_chx(array):
+    """Chainer's conversion of an array (or a list or tuple of them) to ChainerX: None stays
+    None, an array raises RuntimeError (fnet has no ChainerX)."""
+    return convert_arrays(array, _array_to_chx)
+
+
+def from_chx(array):
+    """Chainer's conversion of an array (or a list or tuple of them) from ChainerX: NumPy and
+    CuPy arrays come back as they are (none is a ChainerX array); other types are a TypeError."""
+    return convert_arrays(array, _array_from_chx)

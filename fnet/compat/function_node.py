@@ -16,7 +16,7 @@ import numpy
 
 from .. import backend
 from ..autodiff.primitive import Primitive, take_output
-from ..autodiff.tracer import Record, Tracer
+from ..autodiff.tracer import Record, Tracer, unbox_all
 from . import configuration, function_hooks
 from .utils import type_check
 from .variable import LeafRecord, Variable, VariableNode, as_variable
@@ -152,20 +152,30 @@ class FunctionNode(_ForwardByDevice):
         if self._input_indexes_to_retain is None or self._retained_inputs is None:
             return ()
         inputs = self._retained_inputs
-        indexes = self._input_indexes_to_retain
-        return tuple(None if inputs[i] is None else as_variable(inputs[i]) for i in indexes)
+        nodes = self.inputs or (None,) * len(inputs)
+        return tuple(_variable_of(nodes[i], inputs[i]) for i in self._input_indexes_to_retain)
 
     def get_retained_outputs(self) -> tuple:
         """The retained outputs, as Variables (with a graph during double backprop)."""
         if self._output_indexes_to_retain is None or self._retained_outputs is None:
             return ()
         outputs = self._retained_outputs
+        values = unbox_all(outputs)
         if type(outputs) is Tracer:  # the backward pass is recorded: outputs keep their graph
-            return tuple(Variable._of(take_output(outputs, index=i)) for i in self._output_indexes_to_retain)
-        return tuple(Variable._of(outputs[i]) for i in self._output_indexes_to_retain)
+            return tuple(
+                None if values[i] is None else Variable._of(take_output(outputs, index=i))
+                for i in self._output_indexes_to_retain
+            )
+        indexes = self._output_indexes_to_retain
+        return tuple(None if outputs[i] is None else Variable._of(outputs[i]) for i in indexes)
 
     def unchain(self) -> None:
-        """Forget the inputs and outputs (the graph around this node)."""
+        """Cut the outputs that are still alive from this node, and forget the inputs and
+        outputs (the graph around this node)."""
+        for ref in self.outputs or ():
+            node = ref()
+            if node is not None:
+                node.unchain()
         self.inputs = None
         self.outputs = None
 
@@ -176,12 +186,10 @@ class FunctionNode(_ForwardByDevice):
         )
 
     def apply(self, inputs) -> tuple:
-        """Run the node on ``inputs`` (Variables or arrays); a tuple of output Variables."""
-        if self.inputs is not None:
-            raise RuntimeError(
-                f"{self.label}: a FunctionNode can be applied only once\n"
-                "  hint: make a new node for each call"
-            )
+        """Run the node on ``inputs`` (Variables or arrays); a tuple of output Variables.
+
+        As in Chainer, a node applied again forgets its previous inputs and outputs: make a
+        new node for each call."""
         variables = [as_variable(x) for x in inputs]
         data = [v._data for v in variables]
         arrays = [v.array for v in variables]
@@ -193,8 +201,11 @@ class FunctionNode(_ForwardByDevice):
         self._targets = tuple(i for i, d in enumerate(data) if type(d) is Tracer)
         packed = _apply_node(*data, node=self)
         n = len(packed.value) if type(packed) is Tracer else len(packed)
-        if type(packed) is Tracer:
-            outputs = tuple(Variable._of(take_output(packed, index=i)) for i in range(n))
+        if type(packed) is Tracer:  # an output that forward left None is a Variable of None
+            values = packed.value
+            outputs = tuple(
+                Variable._of(None if values[i] is None else take_output(packed, index=i)) for i in range(n)
+            )
         else:
             outputs = tuple(Variable._of(y) for y in packed)
         for hook in hooks:
@@ -209,13 +220,11 @@ class FunctionNode(_ForwardByDevice):
     # -- inside the primitive --------------------------------------------------------------
     def _run_forward(self, inputs) -> tuple:
         outputs = self.forward(tuple(inputs))
-        if not isinstance(outputs, tuple) or not all(_is_array(y) for y in outputs):
+        if not isinstance(outputs, tuple) or not all(y is None or _is_array(y) for y in outputs):
             raise TypeError(
-                f"{self.label}.forward must return a tuple of arrays, got {type(outputs).__name__}\n"
-                "  hint: return (y,) for a single output"
+                f"{self.label}.forward: forward output must be a tuple of ndarrays, got "
+                f"{type(outputs).__name__}\n  hint: return (y,) for a single output"
             )
-        if self._input_indexes_to_retain is None:  # Chainer keeps every input unless told
-            self._input_indexes_to_retain = tuple(range(len(inputs)))
         self._retained_inputs = inputs
         self._retained_outputs = outputs if self._output_indexes_to_retain else None
         return outputs
@@ -230,7 +239,8 @@ class FunctionNode(_ForwardByDevice):
             gxs = [gxs[i] for i in targets]
         if len(gxs) != len(targets):
             raise ValueError(
-                f"{self.label}.backward returned {len(gxs)} gradients for {len(targets)} target inputs\n"
+                f"{self.label}.backward: number of gradients returned from backward is incorrect: "
+                f"{len(gxs)} for {len(targets)} target inputs\n"
                 "  hint: return one gradient per index in target_input_indexes (or one per input)"
             )
         return tuple(gxs)
@@ -244,7 +254,7 @@ class FunctionNode(_ForwardByDevice):
 
     def _run_backward(self, g, ans, inputs) -> dict:
         self._retained_inputs = inputs
-        self._retained_outputs = ans if self._output_indexes_to_retain else None
+        self._retained_outputs = ans
         grad_outputs = tuple(None if gi is None else Variable._of(gi) for gi in g)
         hooks = function_hooks.active_hooks(self)
         in_arrays = tuple(x.value if type(x) is Tracer else x for x in inputs)
@@ -258,9 +268,16 @@ class FunctionNode(_ForwardByDevice):
             gxs = self.backward_accumulate(targets, grad_outputs, (None,) * len(targets))
         gxs = self._per_target(gxs, targets)
         result = {}
+        debug = configuration.config.debug
         for i, gx in zip(self._targets, gxs):
             if gx is None:
                 continue
+            if debug and not isinstance(gx, Variable):
+                raise ValueError(
+                    f"{self.label}.backward: type of gradients returned from backward is incorrect: "
+                    f"expected Variables (or None), got {type(gx).__name__} for input {i}\n"
+                    "  hint: wrap the gradient with chainer.Variable, or compute it with chainer.functions"
+                )
             value = gx._data if isinstance(gx, Variable) else gx
             _check_gradient(self.label, i, value, in_arrays[i])
             result[i] = value
@@ -272,18 +289,35 @@ class FunctionNode(_ForwardByDevice):
 
 
 def _check_gradient(label: str, index: int, gx, x) -> None:
-    """Chainer's rule: the gradient of an input has its dtype and shape."""
+    """Chainer's rule: the gradient of an input is an array of its dtype and shape (a wrong
+    dtype is a TypeError, or a ValueError in debug mode as Chainer's debug check)."""
     value = gx.value if type(gx) is Tracer else gx
     while type(value) is Tracer:
         value = value.value
-    if value.dtype != x.dtype:
+    if not _is_array(value):
         raise TypeError(
-            f"{label}.backward: the gradient of input {index} must have dtype {x.dtype}, got {value.dtype}"
+            f"{label}.backward: type of gradients returned from backward is incorrect: input {index} "
+            f"got a {type(value).__name__}\n  hint: return arrays (or None) from backward"
+        )
+    if value.dtype != x.dtype:
+        raise (ValueError if configuration.config.debug else TypeError)(
+            f"{label}.backward: dtype of gradients returned from backward is incorrect: input {index} "
+            f"is {x.dtype}, its gradient {value.dtype}\n  hint: cast the gradient to the input's dtype"
         )
     if value.shape != x.shape:
         raise ValueError(
-            f"{label}.backward: the gradient of input {index} must have shape {x.shape}, got {value.shape}"
+            f"{label}.backward: shape of gradients returned from backward is incorrect: input {index} "
+            f"has shape {x.shape}, its gradient {value.shape}\n  hint: sum the gradient over broadcast axes"
         )
+
+
+def _variable_of(node, x):
+    """The Variable of a retained input ``x``: the caller's own when it is still alive and holds
+    ``x`` (so its node is the input's node), else a new one."""
+    if x is None:
+        return None
+    variable = None if node is None else node.get_variable()
+    return variable if variable is not None and variable._data is x else as_variable(x)
 
 
 def _check_finite(label: str, phase: str, arrays) -> None:
@@ -315,30 +349,42 @@ class FunctionAdapter(FunctionNode):
         outputs = function.forward(inputs)
         if function._output_indexes_to_retain is not None:
             self.retain_outputs(function._output_indexes_to_retain)
-        if function._input_indexes_to_retain is not None:
-            self.retain_inputs(function._input_indexes_to_retain)
+        # an old-style function keeps every input unless told
+        indexes = function._input_indexes_to_retain
+        self.retain_inputs(range(len(inputs)) if indexes is None else indexes)
         return outputs
 
     def backward(self, target_input_indexes, grad_outputs):
         inputs = self._retained_inputs
-        in_data = tuple(x.value if type(x) is Tracer else x for x in inputs)
-        while any(type(x) is Tracer for x in in_data):
-            in_data = tuple(x.value if type(x) is Tracer else x for x in in_data)
+        values = tuple(unbox_all(x) for x in inputs)
+        # as Chainer: the function sees the inputs and outputs it retained, None for others
+        kept = set(self._input_indexes_to_retain)
+        in_data = tuple(v if i in kept else None for i, v in enumerate(values))
         out_grads = tuple(None if g is None else g.array for g in grad_outputs)
         function = self._function
-        if self._retained_outputs is not None:
-            outs = self._retained_outputs
-            function.output_data = (
-                tuple(o.value if type(o) is Tracer else o for o in outs)
-                if type(outs) is not Tracer
-                else outs.value
-            )
+        outs = tuple(unbox_all(o) for o in unbox_all(self._retained_outputs))
+        kept = set(self._output_indexes_to_retain or ())
+        function.output_data = tuple(o if i in kept else None for i, o in enumerate(outs))
         gxs = function.backward(in_data, out_grads)
-        if not isinstance(gxs, tuple):
+        if not isinstance(gxs, (tuple, list)):
             gxs = (gxs,)
-        return tuple(
-            None if gxs[i] is None else Variable(gxs[i], requires_grad=False) for i in target_input_indexes
-        )
+        for i, gx in enumerate(gxs[: len(values)]):
+            if gx is not None:
+                _check_gradient(self.label, i, gx, values[i])
+        # In a recorded backward pass, a gradient is a leaf that refuses to be differentiated
+        # again (Chainer's rule for old-style functions); otherwise a plain value.
+        recorded = any(type(x) is Tracer for x in inputs)  # traced operands: create_graph is on
+        return tuple(_old_style_gradient(gxs[i], function.label, recorded) for i in target_input_indexes)
+
+
+def _old_style_gradient(gx, label: str, recorded: bool):
+    if gx is None:
+        return None
+    if not recorded:
+        return Variable(gx, requires_grad=False)
+    g = Variable(gx)
+    g._data.record.old_style = label
+    return g
 
 
 class Function(_ForwardByDevice):

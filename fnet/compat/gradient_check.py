@@ -35,6 +35,10 @@ class NondifferentiableError(FnetError):
     """:func:`numerical_grad` was asked for a gradient at a point where the function has none."""
 
 
+class _InvalidEps(ValueError, AssertionError):
+    """A step ``eps`` that is not positive."""
+
+
 def _as_tuple(x) -> tuple:
     if isinstance(x, tuple):
         return x
@@ -143,8 +147,8 @@ def numerical_grad(
     >>> numerical_grad(lambda: (x * x,), (x,), (numpy.ones(3),))[0]
     array([2., 4., 6.])
     """
-    if eps <= 0:
-        raise ValueError(f"numerical_grad: eps must be positive, got {eps}")
+    if eps <= 0:  # an AssertionError too, the type Chainer's ``assert eps > 0`` raises
+        raise _InvalidEps(f"numerical_grad: eps must be positive, got {eps}\n  hint: e.g. eps=1e-3")
     if not isinstance(inputs, (tuple, list)):
         raise TypeError(
             f"numerical_grad: inputs must be a tuple or list of arrays, got {type(inputs).__name__}"
@@ -244,11 +248,7 @@ def _unit_direction(xp, shapes: list) -> list:
     vector), so that no input is left almost untested.
     """
     sizes = [0 if s is None else int(numpy.prod(s)) for s in shapes]
-    total = sum(sizes)
-    flat = xp.random.normal(size=(total,))
-    if total:
-        squares = xp.square(flat)
-        flat = xp.copysign(xp.sqrt((0.99 / squares.sum()) * squares + 0.01 / total), flat)
+    flat = _CheckBackward._sample_unit_vector(sum(sizes), xp)
     pieces, start = [], 0
     for shape, size in zip(shapes, sizes):
         pieces.append(None if shape is None else flat[start : start + size].reshape(shape))
@@ -296,7 +296,7 @@ def check_backward(
     present = [x for x in xs if x is not None]
     device = backend.get_device_from_array(present[0]) if present else backend.CPU
     with backend.using_device(device):
-        check = _BackwardCheck(func, xs, params, no_grads, device.xp)
+        check = _CheckBackward(func, xs, params, no_grads, device.xp)
         ys = check.forward()
         gys = check.output_grads(ys, y_grad)
         directions = _unit_direction(device.xp, check.direction_shapes())
@@ -314,12 +314,23 @@ def check_backward(
         raise AssertionError("\n".join(lines)) from None
 
 
-class _BackwardCheck:
+class _CheckBackward:
     """The state of one :func:`check_backward`: the function, its inputs and parameters."""
 
     def __init__(self, func: Callable, xs: tuple, params: tuple, no_grads: Sequence, xp):
         self.func, self.xs, self.params, self.no_grads, self.xp = func, xs, params, no_grads, xp
         self.variables: list = []
+
+    @staticmethod
+    def _sample_unit_vector(size: int, xp):
+        """A random vector of norm 1 and ``size`` elements (Chainer's private name): normal
+        draws, each component mixed with 1% of the uniform vector so that its magnitude is
+        at least ``0.1 / sqrt(size)``."""
+        flat = xp.random.normal(size=(size,))
+        if size:
+            squares = xp.square(flat)
+            flat = xp.copysign(xp.sqrt((0.99 / squares.sum()) * squares + 0.01 / size), flat)
+        return flat
 
     def forward(self) -> tuple:
         """Run ``func`` on Variables of the inputs (this also initializes lazy parameters)."""

@@ -26,6 +26,9 @@ import numpy
 from .. import backend
 from .. import tree as _tree
 from ..errors import aval
+from .backend import get_device
+from .backends import intel64
+from .backends._cpu import CpuDevice
 from .link_hooks.link_hook import (
     ForwardPostprocessCallbackArgs,
     ForwardPreprocessCallbackArgs,
@@ -87,17 +90,31 @@ class _ToDevice:
     """Moves the links, parameters and persistent arrays it visits to ``device``.
 
     ``skip_gpu_arrays`` keeps arrays that already live on a GPU where they are (``to_gpu``).
+    A link below ``start`` whose class overrides the deprecated ``to_cpu``/``to_gpu``/
+    ``to_intel64`` of the move (``entry``: the method and its arguments, or the one that the
+    device implies) has that method called, as Chainer does for old links.
     """
 
-    def __init__(self, device: backend.Device, skip_gpu_arrays: bool = False):
+    def __init__(
+        self,
+        device: backend.Device,
+        skip_gpu_arrays: bool = False,
+        entry: tuple[str, dict] | None = None,
+        start: Link | None = None,
+    ):
         self.device = device
         self.skip_gpu_arrays = skip_gpu_arrays
+        self.entry = entry or _to_method_of(device)
+        self.start = start
 
     def _skips(self, device) -> bool:
         return self.skip_gpu_arrays and isinstance(device, backend.GpuDevice)
 
     def visit_device_resident(self, link: Link) -> None:
         link._device = self.device
+        method, kwargs = self.entry
+        if link is not self.start and method in link._overridden_to_methods:
+            getattr(link, method)(**kwargs)
 
     def visit_array(self, array):
         if self._skips(backend.get_device_from_array(array)):
@@ -107,6 +124,21 @@ class _ToDevice:
     def visit_variable(self, variable: Variable) -> None:
         if variable.array is None or not self._skips(variable.device):
             variable.to_device(self.device)
+
+
+def _to_method_of(device: backend.Device) -> tuple[str, dict]:
+    """The deprecated ``to_*`` method (and its arguments) that moves a link to ``device``."""
+    if isinstance(device, backend.GpuDevice):
+        return "to_gpu", {"device": device.id}
+    if isinstance(device, intel64.Intel64Device):
+        return "to_intel64", {}
+    return "to_cpu", {}
+
+
+# Methods a subclass may not override (Chainer's ``utils.final``), and those it may override
+# with a DeprecationWarning (they are then called when the hierarchy moves to their device).
+_FINAL_METHODS = ("to_device", "to_chx", "from_chx")
+_DEPRECATED_OVERRIDES = ("to_cpu", "to_gpu", "to_intel64")
 
 
 class Link:
@@ -135,7 +167,7 @@ class Link:
     array([[1., 1.]], dtype=float32)
     """
 
-    _device: backend.Device = backend.CPU
+    _device: backend.Device = CpuDevice()  # Chainer's device classes (fnet's devices too)
     _local_link_hooks: dict | None = None
     _init_done = False
 
@@ -149,12 +181,11 @@ class Link:
             shape, dtype = _shape_and_dtype(name, value)
             self.add_param(name, shape, dtype=dtype)
 
-    def _check_init_done(self, where: str) -> None:
+    def _check_init_done(self) -> None:
         if not self._init_done:
-            raise RuntimeError(
-                f"{type(self).__name__}.{where}: Link.__init__() has not been called\n"
-                "  hint: call super().__init__() at the start of your __init__"
-            )
+            # exactly Chainer's words: its tests match the whole message (so no hint here:
+            # the fix is to call super().__init__() at the start of __init__)
+            raise RuntimeError("Link.__init__() has not been called.")
 
     # -- text -----------------------------------------------------------------------------
     @property
@@ -178,7 +209,7 @@ class Link:
     def init_scope(self) -> Iterator[None]:
         """A ``with`` block in which assigning a ``Parameter`` (or, in a Chain, a Link) to an
         attribute registers it; outside it, attributes are plain."""
-        self._check_init_done("init_scope")
+        self._check_init_done()
         old = self.within_init_scope
         self._within_init_scope = True
         try:
@@ -528,7 +559,7 @@ class Link:
     def to_device(self, device) -> Link:
         """Move the parameters and persistent arrays of the hierarchy to ``device``
         (``'@numpy'``, ``'@cupy:0'``, a Device...); returns self."""
-        self.device_resident_accept(_ToDevice(backend.get_device(device)))
+        self.device_resident_accept(_ToDevice(get_device(device)))
         return self
 
     def to_cpu(self) -> Link:
@@ -536,8 +567,45 @@ class Link:
         warnings.warn(
             "to_cpu is deprecated. Please use to_device('@numpy') instead.", DeprecationWarning, stacklevel=2
         )
-        self.device_resident_accept(_ToDevice(backend.CPU))
+        self.device_resident_accept(_ToDevice(CpuDevice(), entry=("to_cpu", {}), start=self))
         return self
+
+    def to_intel64(self) -> Link:
+        """Move the hierarchy to iDeep's arrays (deprecated: use ``to_device('@intel64')``);
+        a RuntimeError where iDeep is not installed; returns self."""
+        warnings.warn(
+            "to_intel64 is deprecated. Please use to_device('@intel64') instead.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        intel64.check_ideep_available()
+        visitor = _ToDevice(intel64.Intel64Device(), entry=("to_intel64", {}), start=self)
+        self.device_resident_accept(visitor)
+        return self
+
+    def to_chx(self) -> Link:
+        """Chainer's move to ChainerX arrays: fnet is a Chainer build without ChainerX, so this
+        raises RuntimeError, as Chainer does there."""
+        raise RuntimeError(
+            f"{type(self).__name__}.to_chx: ChainerX is not available.\n"
+            "  hint: fnet has no ChainerX; use to_device('@numpy') or to_device('@cupy:N')"
+        )
+
+    def from_chx(self) -> Link:
+        """Chainer's move back from ChainerX arrays: nothing here holds one; returns self."""
+        return self
+
+    @property
+    def _device_id(self):
+        """The id of the GPU the link lives on, or None (deprecated in Chainer: use ``device``)."""
+        warnings.warn(
+            "Link._device_id is left only for backward compatibility and likely to be removed. "
+            "Use Link.device instead.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        device = self._device
+        return device.id if isinstance(device, backend.GpuDevice) else None
 
     def to_gpu(self, device=None) -> Link:
         """Move the hierarchy to a GPU (the current one if ``device`` is None); arrays already
@@ -547,7 +615,9 @@ class Link:
         )
         cupy = backend.GpuDevice().xp  # a RuntimeError with a hint when CuPy or a GPU is missing
         ident = cupy.cuda.Device().id if device is None else getattr(device, "id", device)
-        self.device_resident_accept(_ToDevice(backend.GpuDevice(int(ident)), skip_gpu_arrays=True))
+        device = get_device(int(ident))
+        visitor = _ToDevice(device, skip_gpu_arrays=True, entry=("to_gpu", {"device": device.id}), start=self)
+        self.device_resident_accept(visitor)
         return self
 
     # -- calling and hooks ----------------------------------------------------------------
@@ -584,15 +654,35 @@ class Link:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        cls._mixin_forward = _mixin_call(cls)
+        for name in _FINAL_METHODS:
+            if name in vars(cls):
+                raise TypeError(
+                    f"{cls.__name__} overrides Link.{name}, which cannot be overridden (as in Chainer)\n"
+                    "  hint: override device_resident_accept to move other arrays along"
+                )
+        for name in _DEPRECATED_OVERRIDES:
+            if name in vars(cls):
+                warnings.warn(
+                    f"{cls.__name__} overrides Link.{name}, which is deprecated: override "
+                    "device_resident_accept instead",
+                    DeprecationWarning,
+                    stacklevel=2,
+                )
+        cls._overridden_to_methods = tuple(
+            name for name in _DEPRECATED_OVERRIDES if getattr(cls, name) is not getattr(Link, name)
+        )
+        # a flag, not the method itself: an abstract mixin __call__ in the class dictionary
+        # would make the class abstract
+        cls._calls_mixin = _mixin_call(cls) is not None
 
-    _mixin_forward = None  # a mixin's __call__, which Chainer runs instead of forward
+    _overridden_to_methods: tuple = ()
+    _calls_mixin = False  # a class after Link in the MRO (a mixin) defines __call__
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if not self._init_done:
-            self._check_init_done("__call__")
-        mixin = self._mixin_forward
-        forward = getattr(self, "forward", None) if mixin is None else mixin.__get__(self)
+            self._check_init_done()
+        # Chainer runs a mixin's __call__ instead of forward
+        forward = super().__call__ if self._calls_mixin else getattr(self, "forward", None)
         if forward is None:
             raise AttributeError(
                 f"{type(self).__name__}: calling a link runs its forward method, which it does not define\n"

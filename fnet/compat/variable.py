@@ -40,13 +40,28 @@ _owners: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 
 
 class LeafRecord(Record):
-    """The Record of a Variable that no recorded operation made (a parameter, an input)."""
+    """The Record of a Variable that no recorded operation made (a parameter, an input).
 
-    __slots__ = ("variable",)
+    ``old_style`` names the old-style Function whose backward made the variable (a gradient
+    that cannot be differentiated again, as in Chainer); None for others.
+    """
+
+    __slots__ = ("variable", "old_style")
 
     def __init__(self, value, variable: Variable):
         super().__init__(None, (), (), None, value, 0)
         self.variable = weakref.ref(variable)
+        self.old_style = None
+
+
+def _refuse_old_style(records) -> None:
+    """Chainer's error for a backward pass that reaches a gradient an old-style Function made."""
+    for record in records:
+        if type(record) is LeafRecord and record.old_style is not None:
+            raise RuntimeError(
+                f'cannot twice-differentiate an old style Function "{record.old_style}"\n'
+                "  hint: write the function as a chainer.FunctionNode, whose backward uses chainer.functions"
+            )
 
 
 def _is_array(value) -> bool:
@@ -87,8 +102,9 @@ class Variable:
     array([8.], dtype=float32)
     """
 
-    __slots__ = ("_data", "_grad", "_name", "_requires_grad", "_loss_scale", "__weakref__")
+    __slots__ = ("_data", "_grad", "_name", "_requires_grad", "_loss_scale", "_node_made", "__weakref__")
     __array_priority__ = 200
+    _has_chainerx_array = False  # a Chainer build without ChainerX: never a ChainerX array
 
     def __init__(
         self, data=None, *, name: str | None = None, grad=None, requires_grad: bool = True, **kwargs
@@ -105,13 +121,42 @@ class Variable:
                 f"Variable: data must be a NumPy or CuPy array, got {type(data).__name__}\n"
                 "  hint: wrap it with numpy.asarray(data, numpy.float32)"
             )
+        self._init_fields(data, name, grad, requires_grad)
+
+    def _init_fields(self, data, name, grad, requires_grad: bool) -> None:
         self._name = name
         self._requires_grad = requires_grad
         self._grad = None
         self._data = None
+        self._node_made = None
         self._set_array(data)
         if grad is not None:
             self.grad = grad
+
+    @classmethod
+    def _init_unchecked(
+        cls,
+        data=None,
+        device=None,
+        name=None,
+        grad=None,
+        grad_valid: bool = True,
+        requires_grad: bool = True,
+        is_chainerx_array=None,
+        node=None,
+        layout=None,
+    ) -> Variable:
+        """Chainer's constructor without the checks of ``data`` (for speed); ``device``,
+        ``grad_valid``, ``node`` and ``layout`` are Chainer's bookkeeping, which fnet has no
+        use for. There are no ChainerX arrays here, so ``is_chainerx_array`` must not be True."""
+        if is_chainerx_array:
+            raise RuntimeError(
+                "Variable._init_unchecked: is_chainerx_array=True, but ChainerX is not available\n"
+                "  hint: fnet behaves as a Chainer build without ChainerX; pass NumPy or CuPy arrays"
+            )
+        variable = object.__new__(Variable)
+        variable._init_fields(data, name, grad, requires_grad)
+        return variable
 
     @classmethod
     def _of(cls, value) -> Variable:
@@ -127,6 +172,7 @@ class Variable:
         v._grad = None
         v._name = None
         v._requires_grad = traced
+        v._node_made = None
         if traced:
             _owners[value.record] = v
         return v
@@ -168,8 +214,13 @@ class Variable:
 
     @property
     def node(self) -> VariableNode:
-        """This variable's node in the graph."""
-        return VariableNode(self)
+        """This variable's node in the graph (one for the variable's lifetime)."""
+        node = self._node_made
+        if node is None:
+            node = self._node_made = VariableNode(self)
+        return node
+
+    _node = node  # Chainer's private name, which its tests use
 
     # -- the gradient ---------------------------------------------------------------------
     @property
@@ -222,9 +273,20 @@ class Variable:
         self._grad = Variable._of(g if self._grad is None else self._grad.array + g)
 
     def copydata(self, var: Variable) -> None:
-        """Copy ``var``'s array into this variable's array (in place, across devices)."""
-        src = backend.to_device(var.array, self.device)
+        """Copy ``var``'s array into this variable's array (in place, across devices).
+
+        As in Chainer, an uninitialized Parameter on either side is first initialized to the
+        other's shape (nothing happens when both are uninitialized).
+        """
         dst = self.array
+        if var.array is None:
+            if dst is None:
+                return
+            var.initialize(dst.shape)
+        if dst is None and isinstance(self, Parameter):
+            self.initialize(var.array.shape)
+            dst = self.array
+        src = backend.to_device(var.array, self.device)
         if dst is None:
             self.array = src.copy()
         else:
@@ -334,13 +396,19 @@ class Variable:
 
     @property
     def rank(self) -> int:
-        node = self.creator_node
-        return 0 if node is None else node.rank + 1
+        """The variable's depth in the graph: 0 for a leaf, its creator's rank plus 1 otherwise
+        (as Chainer, a variable cut from its creator keeps its rank)."""
+        node = self._node_made
+        if node is not None and node._rank is not None:
+            return node._rank
+        creator = self.creator_node
+        return 0 if creator is None else creator.rank + 1
 
     def unchain(self) -> None:
-        """Forget how this variable was made: it becomes a leaf of the graph."""
+        """Forget how this variable was made: it becomes a leaf of the graph (keeping its rank)."""
         data = self._data
         if type(data) is Tracer and type(data.record) is not LeafRecord:
+            self.node._rank = self.rank
             self._data = (
                 Tracer(data.value, 0, LeafRecord(data.value, self)) if self._requires_grad else data.value
             )
@@ -392,9 +460,12 @@ class Variable:
             if loss_scale is not None:
                 ones *= loss_scale
             self._grad = Variable._of(ones)
+        grad = self._grad
+        if not retain_grad:  # Chainer (from v6) uses up the output's grad
+            self._grad = None
         _backprop(
             [self],
-            [self._grad],
+            [grad],
             retain_grad=retain_grad,
             create_graph=enable_double_backprop,
             loss_scale=loss_scale,
@@ -412,6 +483,18 @@ class Variable:
 
     def to_cpu(self) -> Variable:
         return self.to_device("@numpy")
+
+    def to_chx(self) -> None:
+        """Chainer's conversion to ChainerX arrays: fnet is a Chainer build without ChainerX,
+        so this raises RuntimeError, as Chainer does there."""
+        raise RuntimeError(
+            f"{type(self).__name__}.to_chx: ChainerX is not available.\n"
+            "  hint: fnet has no ChainerX; keep NumPy or CuPy arrays (to_device('@numpy'))"
+        )
+
+    def from_chx(self) -> None:
+        """Chainer's conversion back from ChainerX arrays: a variable here never holds one, so
+        nothing changes."""
 
     def to_gpu(self, device=None) -> Variable:
         return self.to_device(f"@cupy:{0 if device is None else int(device)}")
@@ -476,7 +559,7 @@ class Variable:
 
     # -- Chainer forbids comparing variables and testing them for truth ---------------------
     def _no_compare(self, other):
-        raise NotImplementedError(
+        raise TypeError(
             "Variable: comparison operators are not supported (as in Chainer)\n"
             "  hint: compare the arrays, e.g. x.array < y.array"
         )
@@ -484,11 +567,11 @@ class Variable:
     __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = _no_compare
 
     def __bool__(self):
-        raise NotImplementedError(
+        raise TypeError(
             "Variable: truth testing is not supported (as in Chainer)\n  hint: test x.array instead"
         )
 
-    __hash__ = object.__hash__
+    __hash__ = None  # as Chainer's: key dicts and sets by id(variable)
 
 
 def _label(shape, dtype) -> str:
@@ -619,16 +702,63 @@ def _rebuild_parameter(array, name, grad, initializer, update_rule, initial_devi
 
 
 class VariableNode:
-    """A variable's place in the graph: what made it, its shape and dtype, its name."""
+    """A variable's place in the graph: what made it, its shape and dtype, its name.
+
+    A Variable has one node for its lifetime; a node whose variable is gone keeps what it
+    showed (name, shape, dtype) for graph views. ``_rank`` pins the rank (Chainer keeps a
+    variable's rank when it is cut from its creator); None derives it from the creator.
+    """
+
+    _rank = None
 
     def __init__(self, variable: Variable):
         self._variable = weakref.ref(variable)
         data = variable._data
         self._record = data.record if type(data) is Tracer else None
-        self.name = variable.name
-        self.shape = variable.array.shape if variable.array is not None else None
-        self.dtype = variable.array.dtype if variable.array is not None else None
-        self.requires_grad = variable.requires_grad
+        self._name = variable.name
+        array = variable.array
+        self._shape = None if array is None else array.shape
+        self._dtype = None if array is None else array.dtype
+        self._requires_grad = variable.requires_grad
+
+    def _seen(self, field: str):
+        """``field`` of the live variable, or the value it had when last seen."""
+        v = self._variable()
+        if v is None:
+            return getattr(self, "_" + field)
+        array = v.array
+        if field == "shape":
+            return None if array is None else array.shape
+        return None if array is None else array.dtype
+
+    @property
+    def name(self):
+        v = self._variable()
+        return self._name if v is None else v.name
+
+    @name.setter
+    def name(self, value) -> None:
+        self._name = value
+        v = self._variable()
+        if v is not None:
+            v.name = value
+
+    @property
+    def shape(self):
+        return self._seen("shape")
+
+    @property
+    def dtype(self):
+        return self._seen("dtype")
+
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @property
+    def rank(self) -> int:
+        v = self._variable()
+        return (self._rank or 0) if v is None else v.rank
 
     @property
     def data(self):
@@ -649,6 +779,12 @@ class VariableNode:
     def label(self) -> str:
         """A short text for the node: its variable's shape and dtype."""
         return _label(self.shape, self.dtype)
+
+    def unchain(self) -> None:
+        """Cut the variable from its creator (see ``Variable.unchain``)."""
+        v = self._variable()
+        if v is not None:
+            v.unchain()
 
     def get_variable(self):
         """The Variable of this node (or None once it is gone)."""
@@ -692,9 +828,10 @@ def _backprop(
         data = out._data
         if type(data) is Tracer and g is not None:
             roots.append((data, g._data if isinstance(g, Variable) else g))
+    _refuse_old_style(root.record for root, _ in roots)
     wanted = None
     if inputs is not None:
-        wanted = {}
+        wanted = dict(_owners.items()) if retain_grad else {}
         for v in inputs:
             data = v._data
             if type(data) is Tracer:
@@ -703,7 +840,13 @@ def _backprop(
         wanted = dict(_owners.items())
     keep = None if not wanted else wanted.__contains__
     cotangents = _engine.backward(roots, create_graph=create_graph, keep=keep) if roots else {}
+    _refuse_old_style(cotangents)
     if inputs is not None:
+        if retain_grad:  # the intermediate variables on the way get their gradients
+            for record, ct in cotangents.items():
+                variable = wanted.get(record) if type(record) is not LeafRecord else None
+                if variable is not None and variable._requires_grad:
+                    variable._grad = Variable._of(ct)
         return [_to_grad(cotangents.get(v._data.record)) if type(v._data) is Tracer else None for v in inputs]
     for record, ct in cotangents.items():
         if type(record) is LeafRecord:
@@ -728,27 +871,44 @@ def _to_grad(ct):
 
 
 def backward(outputs, grad_outputs=None, **kwargs) -> None:
-    """Backpropagate from several variables at once (``grad_outputs`` default: their ``.grad``)."""
-    outputs = list(outputs)
+    """Backpropagate from several variables at once.
+
+    ``grad_outputs`` default to the outputs' ``.grad_var``, which are used up (set to None);
+    an output without one is left out with a RuntimeWarning (no default grad is made, even
+    for a scalar), as in Chainer.
+    """
+    where = "chainer.backward"
+    if not isinstance(outputs, (tuple, list)):
+        raise TypeError(f"{where}: outputs must be a tuple or a list, got {type(outputs).__name__}")
     for out in outputs:
         if not isinstance(out, Variable):
-            raise TypeError(f"chainer.backward: each output must be a Variable, got {type(out).__name__}")
+            raise TypeError(f"{where}: each output must be a Variable, got {type(out).__name__}")
+    if grad_outputs is not None:
+        if not isinstance(grad_outputs, (tuple, list)):
+            raise TypeError(
+                f"{where}: grad_outputs must be None, a tuple or a list, got {type(grad_outputs).__name__}"
+            )
+        if len(outputs) != len(grad_outputs):
+            raise ValueError(
+                f"{where}: grad_outputs must be as long as outputs, got {len(grad_outputs)} for "
+                f"{len(outputs)} outputs\n  hint: give one gradient (or None) per output"
+            )
+    options = _backward_options(kwargs)
     if grad_outputs is None:
         grad_outputs = []
         for out in outputs:
-            if out._grad is None:
-                if out.array.size != 1:
-                    raise ValueError(
-                        f"chainer.backward: {out._describe()} has no grad and is not a scalar\n"
-                        "  hint: pass grad_outputs, or reduce the output to a scalar"
-                    )
-                out.grad = out.xp.ones_like(out.array)
-            grad_outputs.append(out._grad)
-    _backprop(
-        outputs,
-        [as_variable(g) if g is not None else None for g in grad_outputs],
-        **_backward_options(kwargs),
-    )
+            g = out._grad
+            if g is None:
+                warnings.warn(
+                    "outputs contains a Variable without grad, or duplicate outputs. Note that "
+                    "chainer.backward does not set default grad.",
+                    RuntimeWarning,
+                    stacklevel=2,
+                )
+            out._grad = None
+            grad_outputs.append(g)
+    pairs = [(out, as_variable(g)) for out, g in zip(outputs, grad_outputs) if g is not None]
+    _backprop([out for out, _ in pairs], [g for _, g in pairs], **options)
 
 
 def _backward_options(kwargs) -> dict:
@@ -777,9 +937,20 @@ def grad(
     Chainer; ``grad_inputs`` are added to the results; ``set_grad`` also stores them in the
     inputs' ``.grad_var``.
     """
-    for name, value in (("outputs", outputs), ("inputs", inputs), ("grad_outputs", grad_outputs)):
+    named = (
+        ("outputs", outputs),
+        ("inputs", inputs),
+        ("grad_outputs", grad_outputs),
+        ("grad_inputs", grad_inputs),
+    )
+    for name, value in named:
         if value is not None and not isinstance(value, (tuple, list)):
             raise TypeError(f"chainer.grad: {name} must be a tuple or a list, got {type(value).__name__}")
+    if grad_inputs is not None and len(grad_inputs) != len(inputs):
+        raise ValueError(
+            f"chainer.grad: grad_inputs must be as long as inputs, got {len(grad_inputs)} for "
+            f"{len(inputs)} inputs"
+        )
     outputs, inputs = list(outputs), list(inputs)
     if grad_outputs is None:
         grad_outputs = [None] * len(outputs)
@@ -795,14 +966,17 @@ def grad(
             if loss_scale is not None:
                 g *= loss_scale
         seeds.append(as_variable(g))
+    # grad_inputs are the inputs' gradients so far: they start at the inputs and flow on, so an
+    # input that another input depends on gets them too (Chainer's rule)
+    given = [] if grad_inputs is None else [(x, gi) for x, gi in zip(inputs, grad_inputs) if gi is not None]
+    starts = outputs + [x for x, _ in given]
+    seeds += [as_variable(gi) for _, gi in given]
     results = _backprop(
-        outputs, seeds, inputs=inputs, create_graph=enable_double_backprop, retain_grad=retain_grad
+        starts, seeds, inputs=inputs, create_graph=enable_double_backprop, retain_grad=retain_grad
     )
-    if grad_inputs is not None:
-        results = [
-            gi if r is None else (r if gi is None else Variable._of(r._data + as_variable(gi)._data))
-            for r, gi in zip(results, grad_inputs)
-        ]
+    if grad_inputs is not None:  # an input without a graph keeps what it was given
+        results = [gi if r is None and gi is not None else r for r, gi in zip(results, grad_inputs)]
+        results = [as_variable(r) if r is not None and not isinstance(r, Variable) else r for r in results]
     if set_grad:
         for x, r in zip(inputs, results):
             x._grad = r

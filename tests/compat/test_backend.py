@@ -187,3 +187,14 @@ def test_gpu_device_round_trip():
     kernel = cuda.elementwise("T x", "T y", "y = 2 * x", "fnet_test_double")
     numpy.testing.assert_array_equal(cuda.to_cpu(kernel(g)), 2 * a)
     assert not backend.is_arrays_compatible([a, g])
+
+
+def test_private_to_cpu_that_chainers_tests_use():
+    from fnet.compat.backends import _cpu
+
+    a = numpy.arange(3.0)
+    assert _cpu._to_cpu(a) is a
+    assert _cpu._to_cpu(None) is None
+    converted = _cpu._to_cpu((a, None, numpy.float32(2)))
+    assert type(converted) is tuple and converted[0] is a and converted[1] is None
+    assert isinstance(converted[2], numpy.ndarray)

@@ -89,11 +89,13 @@ def test_several_outputs_double_backprop_uses_retained_outputs():
     numpy.testing.assert_allclose(x.grad, numpy.exp(x.array))
 
 
-def test_a_node_applies_once():
+def test_a_node_applied_again_takes_the_new_inputs_as_in_chainer():
     node = MulAdd()
-    node.apply((rand(1), rand(1), rand(1)))
-    with pytest.raises(RuntimeError, match="only once"):
-        node.apply((rand(1), rand(1), rand(1)))
+    first = node.apply((chainer.Variable(rand(1)), rand(1), rand(1)))[0]
+    x = chainer.Variable(rand(1))
+    (y,) = node.apply((x, rand(1), rand(1)))
+    assert node.inputs[0] is x.node and node.outputs[0]() is y.node
+    assert first.creator_node is node
 
 
 def test_forward_must_return_a_tuple():
@@ -115,7 +117,7 @@ def test_wrong_gradient_shape_is_reported():
 
     x = chainer.Variable(rand(2))
     (y,) = BadGrad().apply((x,))
-    with pytest.raises(ValueError, match="BadGrad.backward: the gradient of input 0 must have shape"):
+    with pytest.raises(ValueError, match="BadGrad.backward: shape of gradients returned from backward"):
         F.sum(y).backward()
 
 
@@ -219,3 +221,158 @@ def test_the_default_backward_accumulate_adds_backwards_gradients():
     (summed,) = node.backward_accumulate((0,), (g, g), (chainer.Variable(numpy.full(2, 5.0, numpy.float32)),))
     numpy.testing.assert_allclose(plain.array, expected.array)
     numpy.testing.assert_allclose(summed.array, expected.array + 5.0)
+
+
+class _Returns(chainer.FunctionNode):
+    """Doubles its input; backward returns what it was given (right or wrong)."""
+
+    def __init__(self, gradients):
+        self.gradients = gradients
+
+    def forward(self, inputs):
+        return (inputs[0] * 2,)
+
+    def backward(self, indexes, grad_outputs):
+        return self.gradients
+
+
+@pytest.mark.parametrize(
+    "gradients, debug, message",
+    [
+        ((), False, "number of gradients returned from backward is incorrect"),
+        ((chainer.Variable(numpy.ones(2, numpy.int64)),), True, "dtype of gradients returned from backward"),
+        ((numpy.ones(2, numpy.float32),), True, "type of gradients returned from backward is incorrect"),
+    ],
+)
+def test_wrong_gradients_are_reported_in_chainers_words(gradients, debug, message):
+    x = chainer.Variable(rand(2))
+    (y,) = _Returns(gradients).apply((x,))
+    with chainer.using_config("debug", debug), pytest.raises(ValueError, match=message):
+        F.sum(y).backward()
+
+
+def test_retained_inputs_are_none_unless_asked_and_are_the_callers_variables():
+    class Keep(chainer.FunctionNode):
+        def __init__(self, retain):
+            self.retain = retain
+
+        def forward(self, inputs):
+            if self.retain:
+                self.retain_inputs((1,))
+            return (inputs[0] * inputs[1],)
+
+        def backward(self, indexes, grad_outputs):
+            self.seen = self.get_retained_inputs()
+            return (grad_outputs[0], None)
+
+    x, c = chainer.Variable(rand(2)), chainer.Variable(rand(2), requires_grad=False)
+    seen = []
+    for retain in (False, True):
+        node = Keep(retain)
+        (y,) = node.apply((x, c))
+        F.sum(y).backward()
+        seen.append(node.seen)
+    assert seen[0] == () and len(seen[1]) == 1
+    assert seen[1][0] is c and seen[1][0].node is c.node
+
+
+def test_a_wrong_dtype_outside_debug_mode_is_a_type_error():
+    x = chainer.Variable(rand(2))
+    (y,) = _Returns((numpy.ones(2, numpy.int64),)).apply((x,))
+    with pytest.raises(TypeError, match="dtype of gradients returned from backward is incorrect"):
+        F.sum(y).backward()
+
+
+class _OldStyle(chainer.Function):
+    """x * y, whose backward returns a list of its gradients (or what it is given)."""
+
+    def __init__(self, gradients=None):
+        self.gradients = gradients
+
+    def forward(self, inputs):
+        x, y = inputs
+        return (x * y,)
+
+    def backward(self, inputs, grad_outputs):
+        if self.gradients is not None:
+            return self.gradients
+        x, y = inputs
+        (g,) = grad_outputs
+        return [g * y, g * x]
+
+
+def test_an_old_style_backward_may_return_a_list():
+    x, y = chainer.Variable(rand(3)), chainer.Variable(rand(3, seed=1))
+    F.sum(_OldStyle()(x, y)).backward()
+    numpy.testing.assert_array_equal(x.grad, y.array)
+    numpy.testing.assert_array_equal(y.grad, x.array)
+
+
+def test_an_old_style_gradient_refuses_to_be_differentiated_again():
+    x, y = chainer.Variable(rand(3)), chainer.Variable(rand(3, seed=1))
+    F.sum(_OldStyle()(F.identity(x) * 1, y)).backward(enable_double_backprop=True)
+    gx = x.grad_var
+    with pytest.raises(RuntimeError, match='twice-differentiate an old style Function "_OldStyle"'):
+        F.sum(gx).backward()
+    with pytest.raises(RuntimeError, match="twice-differentiate"):
+        chainer.grad([F.sum(gx)], [y])
+    x.cleargrad()
+    F.sum(_OldStyle()(x, y)).backward()  # without double backprop the gradient is a plain value
+    assert not x.grad_var.requires_grad
+
+
+@pytest.mark.parametrize(
+    "gradients, error, message",
+    [
+        ([1, None], TypeError, "_OldStyle.backward: type of gradients"),
+        ((numpy.ones(3, numpy.int32), None), TypeError, "_OldStyle.backward: dtype of gradients"),
+    ],
+)
+def test_an_old_style_backward_with_wrong_gradients_names_the_function(gradients, error, message):
+    x, y = chainer.Variable(rand(3)), chainer.Variable(rand(3, seed=1))
+    z = _OldStyle(gradients)(x, y)
+    with pytest.raises(error, match=message):
+        F.sum(z).backward()
+
+
+def test_an_old_style_backward_sees_only_what_it_retained():
+    seen = {}
+
+    class Partial(chainer.Function):
+        def forward(self, inputs):
+            x, y = inputs
+            self.retain_inputs((1,))
+            self.retain_outputs((1,))
+            return x * y, x + y
+
+        def backward(self, inputs, grad_outputs):
+            seen["inputs"], seen["outputs"] = inputs, self.output_data
+            x_unseen, y = inputs
+            return grad_outputs[0] * y, None
+
+    x, y = chainer.Variable(rand(2)), chainer.Variable(rand(2, seed=1), requires_grad=False)
+    a, b = Partial()(x, y)
+    F.sum(a).backward()
+    assert seen["inputs"][0] is None and seen["inputs"][1] is y.array
+    assert seen["outputs"][0] is None and seen["outputs"][1] is b.array
+    numpy.testing.assert_array_equal(x.grad, y.array)
+
+
+def test_forward_may_leave_outputs_none():
+    class SomeNone(chainer.FunctionNode):
+        def forward(self, inputs):
+            self.retain_outputs((1, 2))
+            return None, inputs[0] * 3, None
+
+        def backward(self, indexes, grad_outputs):
+            self.retained = self.get_retained_outputs()
+            assert grad_outputs[0] is None and grad_outputs[2] is None
+            return (grad_outputs[1] * 3,)
+
+    x = chainer.Variable(rand(2))
+    node = SomeNone()
+    y1, y2, y3 = node.apply((x,))
+    assert y1.array is None and y3.array is None
+    F.sum(y2).backward()
+    assert node.retained[1] is None and node.retained[0].array is y2.array
+    numpy.testing.assert_array_equal(x.grad, [3, 3])

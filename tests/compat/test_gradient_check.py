@@ -85,9 +85,10 @@ def test_numerical_grad_known_derivatives():
 def test_the_guides_relu_test_on_variables():
     x = chainer.Variable(rand(3, 2, seed=4, dtype=numpy.float32))
     y = F.relu(x)
-    y.grad = rand(3, 2, seed=5, dtype=numpy.float32)
-    y.backward()
-    (gx,) = gradient_check.numerical_grad(lambda: (F.relu(x).array,), (x.array,), (y.grad,))
+    gy = rand(3, 2, seed=5, dtype=numpy.float32)
+    y.grad = gy
+    y.backward()  # uses up y.grad, as Chainer 7 does
+    (gx,) = gradient_check.numerical_grad(lambda: (F.relu(x).array,), (x.array,), (gy,))
     numpy.testing.assert_allclose(gx, x.grad, atol=1e-4, rtol=1e-4)
 
 
@@ -126,6 +127,8 @@ def test_numerical_grad_bad_use():
         gradient_check.numerical_grad(lambda: (x,), (numpy.arange(3, dtype=numpy.int32),), (None,))
     with pytest.raises(ValueError, match="eps must be positive"):
         gradient_check.numerical_grad(lambda: (x,), (x,), (None,), eps=0)
+    with pytest.raises(AssertionError, match="eps must be positive"):  # Chainer's type
+        gradient_check.numerical_grad(lambda: (x,), (x,), (None,), eps=-1.0)
     with pytest.raises(TypeError, match="f must return a tuple of arrays, got ndarray"):
         gradient_check.numerical_grad(lambda: x * 2, (x,), (numpy.ones(3),))
     with pytest.raises(ValueError, match="f returned 1 outputs for 2 grad_outputs"):
@@ -300,3 +303,13 @@ def test_assert_allclose_is_deprecated_here():
         gradient_check.assert_allclose(numpy.ones(2), numpy.ones(2))
     with pytest.warns(DeprecationWarning), pytest.raises(AssertionError, match="assert_allclose failed"):
         gradient_check.assert_allclose(numpy.ones(2), numpy.zeros(2))
+
+
+@pytest.mark.parametrize("size", [0, 1, 10, 100])
+def test_chainers_private_sample_unit_vector(size):
+    numpy.random.seed(size)
+    y = gradient_check._CheckBackward._sample_unit_vector(size, numpy)
+    assert y.shape == (size,)
+    if size:
+        numpy.testing.assert_allclose(numpy.square(y).sum(), 1.0, rtol=1e-12)  # float64 sums
+        assert abs(y).min() >= 0.1 / numpy.sqrt(size) * (1 - 1e-12)

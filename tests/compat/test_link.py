@@ -648,3 +648,96 @@ def test_variable_leaves_are_accepted():
     model = Linear(2, 2)
     model.set_params_tree({"W": Variable(numpy.eye(2, dtype=numpy.float32)), "b": None})
     numpy.testing.assert_array_equal(model.W.array, numpy.eye(2))
+
+
+def test_a_chain_mixing_in_an_abc_can_be_made_and_a_mixins_call_object_runs():
+    import abc
+    from unittest import mock
+
+    class Callable(abc.ABC):
+        @abc.abstractmethod
+        def __call__(self, x): ...
+
+    class Doubler(Chain, Callable):
+        def __call__(self, x):
+            return 2 * x
+
+    assert Doubler()(3) == 6  # Link.__init_subclass__ left no abstract name in the class
+    call = mock.MagicMock(return_value=3)
+    injected = type("Injected", (Link, type("CallMixin", (), {"__call__": call})), {})
+    assert injected()(1, a=2) == 3
+    call.assert_called_once_with(1, a=2)  # as Chainer: the mixin's attribute, not bound
+
+
+def test_device_id_and_chainerx_conversions_of_a_build_without_chainerx():
+    from fnet.compat import backend
+
+    link = Link(W=(2, 3))
+    with pytest.warns(DeprecationWarning, match="_device_id"):
+        assert link._device_id is None
+    with pytest.raises(RuntimeError, match="ChainerX is not available"):
+        link.to_chx()
+    with pytest.raises(RuntimeError, match="ChainerX is not available"):
+        link.W.to_chx()
+    W = link.W.array
+    assert link.from_chx() is link and link.W.from_chx() is None and link.W.array is W
+    assert not isinstance(link.device, backend.ChainerxDevice)
+    assert not isinstance(backend.get_device("@numpy"), backend.ChainerxDevice)
+    with pytest.raises(RuntimeError, match="ChainerX is not available"):
+        backend.ChainerxDevice(None)
+    assert backend.from_chx((W, None))[0] is W and backend.to_chx(None) is None
+    with pytest.raises(RuntimeError, match="ChainerX is not available"):
+        backend.to_chx(W)
+
+
+def test_chainerx_ndarray_is_a_type_no_array_belongs_to():
+    from fnet.compat import chainerx
+
+    assert not isinstance(numpy.ones(1), chainerx.ndarray)
+    with pytest.raises(RuntimeError, match="chainerx is not available"):
+        chainerx.ndarray((2,))
+
+
+def test_final_and_deprecated_overrides_of_the_device_methods():
+    for name in ("to_device", "to_chx", "from_chx"):
+        with pytest.raises(TypeError, match=f"overrides Link.{name}"):
+            type("Child", (Link,), {name: lambda self, device=None: self})
+    calls = []
+
+    def to_cpu(self):
+        calls.append(self)
+        return Link.to_cpu(self)
+
+    with pytest.warns(DeprecationWarning, match="overrides Link.to_cpu"):
+        Child = type("Child", (Link,), {"to_cpu": to_cpu})
+    parent = Chain()
+    with parent.init_scope():
+        parent.child = Child()
+    with pytest.warns(DeprecationWarning):
+        parent.to_device("@numpy")  # the child's own to_cpu runs
+    assert calls == [parent.child]
+    with pytest.warns(DeprecationWarning):
+        parent.to_cpu()
+    assert calls == [parent.child] * 2
+
+
+def test_a_links_device_is_chainers_device_class():
+    from fnet.compat import backend
+
+    link = Link(W=(2, 3))
+    assert isinstance(link.device, backend.CpuDevice)
+    assert isinstance(link.to_device("@numpy").device, backend.CpuDevice)
+    with pytest.warns(DeprecationWarning):
+        assert isinstance(link.to_cpu().device, backend.CpuDevice)
+
+
+def test_a_missing_init_call_is_reported_in_chainers_exact_words():
+    class Derived(Link):
+        def __init__(self):
+            pass
+
+        def forward(self):
+            return 1
+
+    with pytest.raises(RuntimeError, match=r"^Link\.__init__\(\) has not been called\.$"):
+        Derived()()

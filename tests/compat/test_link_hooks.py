@@ -257,3 +257,20 @@ def test_weight_standardization_errors_and_lazy_links():
     assert link.l(numpy.ones((4, 3), numpy.float32)).shape == (4, 2) and link.l.W.shape == (2, 3)
     with pytest.raises(ValueError, match="Input variable does not exist!"):
         Linear(2).add_hook(WeightStandardization())(None)
+
+
+@pytest.mark.parametrize("hook_type", [SpectralNormalization, WeightStandardization])
+def test_weight_hooks_size_fnets_lazy_links_from_the_call(hook_type):
+    # fnet's own links infer their sizes from the call's arguments (defaults included, as
+    # Linear's n_batch_axes), not through a Chainer-style _initialize_params
+    from fnet.compat import links as L
+
+    x = numpy.ones((2, 3, 4, 4), numpy.float32)
+    for link, y_shape, w_shape in [
+        (L.Linear(5), (2, 5), (5, 48)),
+        (L.Convolution2D(None, 6, 3), (2, 6, 2, 2), (6, 3, 3, 3)),
+    ]:
+        hook = hook_type()
+        link.add_hook(hook)
+        assert link(x).shape == y_shape and link.W.shape == w_shape
+        link.delete_hook(hook.name)

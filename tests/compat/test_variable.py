@@ -104,8 +104,26 @@ def test_chainer_grad_of_a_non_scalar_starts_from_ones_as_in_chainer():
 def test_backward_of_several_outputs():
     x = chainer.Variable(f32(1, 2))
     a, b = F.sum(x * x), F.sum(3 * x)
-    chainer.backward([a, b])
+    chainer.backward([a, b], [f32(1).reshape(()), f32(1).reshape(())])
     numpy.testing.assert_array_equal(x.grad, [5, 7])
+    x.cleargrad()
+    a, b = F.sum(x * x), F.sum(3 * x)
+    a.grad = f32(1).reshape(())
+    with pytest.warns(RuntimeWarning, match="does not set default grad"):  # as in Chainer
+        chainer.backward([a, b])
+    numpy.testing.assert_array_equal(x.grad, [2, 4])
+    assert a.grad is None
+
+
+def test_backward_checks_its_arguments_as_chainer():
+    x = chainer.Variable(f32(1, 2))
+    y = x * 2
+    with pytest.raises(TypeError, match="outputs must be a tuple or a list"):
+        chainer.backward(y)
+    with pytest.raises(TypeError, match="grad_outputs must be None, a tuple or a list"):
+        chainer.backward([y], chainer.Variable(f32(1, 1)))
+    with pytest.raises(ValueError, match="grad_outputs must be as long as outputs"):
+        chainer.backward([y], [])
 
 
 def test_no_backprop_mode_records_nothing():
@@ -192,14 +210,16 @@ def test_data_must_be_an_array():
         chainer.Variable([1.0, 2.0])
 
 
-def test_comparisons_and_truth_raise_as_in_chainer():
+def test_comparisons_truth_and_hash_raise_type_errors_as_in_chainer():
     x = chainer.Variable(f32(1))
-    with pytest.raises(NotImplementedError):
+    with pytest.raises(TypeError, match="comparison operators"):
         x == x  # noqa: B015
-    with pytest.raises(NotImplementedError):
+    with pytest.raises(TypeError, match="comparison operators"):
         x < 1  # noqa: B015
-    with pytest.raises(NotImplementedError):
+    with pytest.raises(TypeError, match="truth testing"):
         bool(x)
+    with pytest.raises(TypeError, match="^unhashable type"):
+        hash(x)
 
 
 def test_operators_follow_numpy_broadcasting_and_reflect():
@@ -315,3 +335,86 @@ def test_an_uninitialized_parameter_keeps_what_zerograd_or_cleargrad_asked():
     assert numpy.isnan(fresh.grad).all()  # Chainer's NaN: a forgotten cleargrads() shows
     assert cleared.grad is None
     numpy.testing.assert_array_equal(zeroed.grad, [0.0, 0.0])
+
+
+class _Scale(chainer.FunctionNode):
+    def forward(self, inputs):
+        return (inputs[0] * 2,)
+
+    def backward(self, indexes, grad_outputs):
+        return (grad_outputs[0] * 2,)
+
+
+def test_a_variable_keeps_one_node_whose_rank_can_be_pinned():
+    x = chainer.Variable(f32(1, 2))
+    assert x.node is x.node and x._node is x.node
+    x.node._rank = 3  # as Chainer's tests set it
+    node = _Scale()
+    (y,) = node.apply((x,))
+    assert node.rank == 3 and y.rank == 4 and y.node.rank == 4 and x.node.rank == 3
+
+
+def test_unchain_keeps_the_rank_and_a_function_nodes_unchain_cuts_live_outputs():
+    x = chainer.Variable(f32(1, 2))
+    y = (x * 2) * 3
+    rank = y.rank
+    y.unchain()
+    assert y.creator is None and y.rank == rank == 2
+    node = _Scale()
+    (z,) = node.apply((x,))
+    ref = node.outputs[0]
+    assert ref() is z.node
+    node.unchain()
+    assert z.creator is None and node.inputs is None and node.outputs is None
+
+
+def test_backward_uses_up_the_outputs_grad_unless_retain_grad():
+    x = chainer.Variable(f32(1, 2))
+    y = x * 3
+    y.grad = f32(1, 1)
+    y.backward()
+    assert y.grad is None
+    numpy.testing.assert_array_equal(x.grad, [3, 3])
+    y = x * 3
+    g = chainer.Variable(f32(1, 1))
+    y.grad_var = g
+    y.backward(retain_grad=True)
+    assert y.grad_var is g
+
+
+def test_chainers_private_constructor_and_chainerx_flag():
+    x = chainer.Variable._init_unchecked(f32(1, 2), name="x", requires_grad=False)
+    assert type(x) is chainer.Variable and x.name == "x" and not x.requires_grad
+    assert x._has_chainerx_array is False and chainer.Variable()._has_chainerx_array is False
+    with pytest.raises(RuntimeError, match="ChainerX is not available"):
+        chainer.Variable._init_unchecked(f32(1), is_chainerx_array=True)
+
+
+def test_grad_inputs_flow_on_to_the_inputs_before_them_and_retain_grad_fills_the_way():
+    # x2 = 2 * x1, y = 3 * x2: the gradient given for x2 reaches x1 through x2 (Chainer's rule)
+    x1 = chainer.Variable(f32(1))
+    h = x1 * 2
+    x2 = h * 1
+    y = x2 * 3
+    gx1, gx2 = chainer.grad([y], [x1, x2], grad_inputs=[f32(100), f32(10)], retain_grad=True)
+    numpy.testing.assert_array_equal(gx2.array, [13])
+    numpy.testing.assert_array_equal(gx1.array, [126])
+    numpy.testing.assert_array_equal(h.grad, [13])
+    with pytest.raises(TypeError, match="grad_inputs must be a tuple or a list"):
+        chainer.grad([y], [x1], grad_inputs=f32(1))
+    with pytest.raises(ValueError, match="grad_inputs must be as long as inputs"):
+        chainer.grad([y], [x1], grad_inputs=[None, None])
+
+
+def test_copydata_initializes_an_uninitialized_parameter_on_either_side():
+    dst, src = chainer.Parameter(f32(1, 2)), chainer.Parameter(chainer.initializers.Zero())
+    kept = dst.array
+    dst.copydata(src)  # src takes dst's shape, then its zeros are copied in place
+    assert dst.array is kept and src.shape == (2,)
+    numpy.testing.assert_array_equal(dst.array, [0, 0])
+    fresh = chainer.Parameter(chainer.initializers.One())
+    fresh.copydata(chainer.Variable(f32(3, 4)))
+    numpy.testing.assert_array_equal(fresh.array, [3, 4])
+    a, b = chainer.Parameter(), chainer.Parameter()
+    a.copydata(b)
+    assert a.array is None and b.array is None

@@ -48,6 +48,11 @@ def array_to_cpu(array):
     )
 
 
+def _to_cpu(arrays):
+    """Chainer's private ``_cpu._to_cpu``: an array, or each of a list or tuple, on the CPU."""
+    return convert_arrays(arrays, array_to_cpu)
+
+
 class Device(_core.Device, metaclass=abc.ABCMeta):
     """A device as Chainer sees it: a name (``'@numpy'``, ``'@cupy:0'``), an array module
     ``xp``, and ``send`` to move arrays there. Subclasses define ``name``, ``xp``,

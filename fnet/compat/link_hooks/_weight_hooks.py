@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import inspect
+
 from .link_hook import LinkHook
+
+_VARIADIC = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
 
 __all__ = ["not_a_context_manager", "weight_of", "initialize_lazy_weight"]
 
@@ -25,13 +29,17 @@ def weight_of(hook_name: str, link, weight_name: str):
     return getattr(link, weight_name)
 
 
-def initialize_lazy_weight(hook_name: str, link, weight_name: str, args: tuple) -> None:
-    """Initialize a lazy link's weight from the first input, as its forward would
-    (``link._initialize_params(x.shape[1])``)."""
+def initialize_lazy_weight(hook_name: str, link, weight_name: str, args: tuple, kwargs: dict) -> None:
+    """Initialize a lazy link's weight from the first input, as its forward would: a link of
+    fnet's sizes itself from the call's arguments, a user's Chainer-style link with
+    ``link._initialize_params(x.shape[1])``."""
     if getattr(link, weight_name).array is not None:
         return
     if not args or args[0] is None:
         raise ValueError(f"Input variable does not exist! ({hook_name} needs it to initialize {weight_name})")
+    if getattr(link, "_pending", False):
+        link._initialize(args, _with_defaults(link.forward, args, kwargs))
+        return
     if not hasattr(link, "_initialize_params"):
         raise ValueError(
             f"{hook_name}: the weight '{weight_name}' of {type(link).__name__} is not initialized, and the "
@@ -39,3 +47,13 @@ def initialize_lazy_weight(hook_name: str, link, weight_name: str, args: tuple) 
             "  hint: give the link its input size, or initialize the weight before the first call"
         )
     link._initialize_params(args[0].shape[1])
+
+
+def _with_defaults(forward, args: tuple, kwargs: dict) -> dict:
+    """``kwargs`` with every named argument of ``forward`` of this call added (the defaults of
+    those not given too), as the link's own forward would pass them on."""
+    bound = inspect.signature(forward).bind(*args, **kwargs)
+    bound.apply_defaults()
+    parameters = bound.signature.parameters
+    named = {k: v for k, v in bound.arguments.items() if parameters[k].kind not in _VARIADIC}
+    return {**named, **kwargs}

@@ -98,7 +98,7 @@ class SpectralNormalization(LinkHook):
     def forward_preprocess(self, cb_args: ForwardPreprocessCallbackArgs) -> None:
         link = cb_args.link
         if not self._initialized:
-            initialize_lazy_weight(self.name, link, self.weight_name, cb_args.args)
+            initialize_lazy_weight(self.name, link, self.weight_name, cb_args.args, cb_args.kwargs)
             self._prepare_parameters(link)
         self.original_weight = getattr(link, self.weight_name)
         setattr(link, self.weight_name, self.normalize_weight(link))

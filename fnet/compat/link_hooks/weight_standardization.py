@@ -38,7 +38,7 @@ class WeightStandardization(LinkHook):
     def forward_preprocess(self, cb_args: ForwardPreprocessCallbackArgs) -> None:
         link = cb_args.link
         if not self._initialized:
-            initialize_lazy_weight(self.name, link, self.weight_name, cb_args.args)
+            initialize_lazy_weight(self.name, link, self.weight_name, cb_args.args, cb_args.kwargs)
         weight = getattr(link, self.weight_name)
         xp = link.xp
         channels = weight.shape[1]
