@@ -17,19 +17,19 @@ import inspect
 
 import numpy
 
-from .. import backend
-from .. import functions as _pure
-from .. import ops as _ops
-from ..autodiff.tracer import Tracer, unbox_all
-from ..errors import InvalidInputError
-from . import configuration
-from ._migration import keyword_error
-from ._random import next_key
-from .function_hooks import observe as _observe
-from .function_hooks import observing as _observing
-from .utils import type_check
-from .utils.sparse import CooMatrix, to_coo  # noqa: F401  (to_coo: in __all__, the Chainer layer's)
-from .variable import Variable
+from ... import backend
+from ... import functions as _pure
+from ... import ops as _ops
+from ...autodiff.tracer import Tracer, unbox_all
+from ...errors import InvalidInputError
+from .. import configuration
+from .._migration import keyword_error
+from .._random import next_key
+from ..function_hooks import observe as _observe
+from ..function_hooks import observing as _observing
+from ..utils import type_check
+from ..utils.sparse import CooMatrix, to_coo  # noqa: F401  (to_coo: in __all__, the Chainer layer's)
+from ..variable import Variable
 
 __all__ = list(_pure.__all__) + ["forget"]
 
@@ -225,7 +225,7 @@ def reshape(x, shape):
 def forget(func, *xs):
     """``func(*xs)`` without keeping its intermediate values: they are computed again during
     backward (Chainer's memory-saving ``F.forget``)."""
-    from .function_node import Forget
+    from ..function_node import Forget
 
     outputs = Forget(func).apply(xs)
     return outputs[0] if len(outputs) == 1 else outputs
