@@ -79,9 +79,12 @@ _CONTAINERS = (list, tuple, CooMatrix)  # arguments that may hold Variables
 def lift(pure):
     """The Chainer-layer version of the pure function ``pure``.
 
-    While a function hook is active or debug mode is on, the call goes through
-    ``function_hooks.observe``, which shows it to the hooks under the pure function's name
-    (``'relu'``) and checks its results for NaN in debug mode; otherwise that costs one test.
+    A call makes the node of the Chainer class bound to it (:meth:`lifted.bind`; ``ReLU`` for
+    ``relu``), which becomes the ``creator`` of the outputs; the class's ``apply`` runs the same
+    code (``lifted.run``) with the node it is. While a function hook is active, the node has hooks
+    or debug mode is on, the call goes through ``function_hooks.observe``, which shows the node to
+    the hooks (the pure function's name where no class is bound) and checks the results for NaN
+    in debug mode; otherwise that costs one test.
     """
     parameters = inspect.signature(pure).parameters
     keyword_only = {name for name, p in parameters.items() if p.kind is p.KEYWORD_ONLY}
@@ -92,9 +95,9 @@ def lift(pure):
     operands = _MIXED_DTYPES.get(label)
     unchecked_operands = _MIXED_DTYPES_UNCHECKED.get(label)
     run = functools.partial(_run, pure)
+    node_class = None
 
-    @functools.wraps(pure)
-    def lifted(*args, **kwargs):
+    def call(node, args, kwargs):
         args = [
             a._data if isinstance(a, Variable) else unwrap(a) if type(a) in _CONTAINERS else a for a in args
         ]
@@ -108,14 +111,60 @@ def lift(pure):
             args, kwargs = _common_dtype(label, operands, args, kwargs)
         elif unchecked_operands is not None and not configuration.config.type_check:
             args, kwargs = _common_dtype(label, unchecked_operands, args, kwargs)
-        out = _observe(label, run, args, kwargs) if _observing() else _run(pure, args, kwargs)
+        kept = _keep_results(node, kwargs) if node is not None and node._keeps else None
+        if _observing() or (node is not None and node._local_hooks):
+            out = _observe(label if node is None else node, run, args, kwargs)
+        else:
+            out = _run(pure, args, kwargs)
+        if kept is not None:
+            out = _store_results(node, kept, returns_extras, kwargs, out)
+        if node is not None:
+            node._attach(
+                args, out[0] if returns_extras and any(kwargs.get(k) for k in returns_extras) else out
+            )
         if returns_extras and any(kwargs.get(k) for k in returns_extras):
             return (wrap(out[0]), *(unbox_all(extra) for extra in out[1:]))  # extras stay arrays
         return wrap(out)
 
+    @functools.wraps(pure)
+    def lifted(*args, **kwargs):
+        return call(None if node_class is None else node_class.__new__(node_class), args, kwargs)
+
+    def bind(cls) -> None:
+        nonlocal node_class
+        node_class = cls
+
     lifted.__module__ = __name__
     lifted.__doc__ = _lifted_doc(pure)
+    lifted.run = call
+    lifted.bind = bind
     return lifted
+
+
+def _keep_results(node, kwargs: dict) -> list:
+    """Ask for the results the node keeps as attributes (``return_mask``...); the flags the caller
+    did not set."""
+    added = []
+    for name in node._keeps:
+        flag = f"return_{name}"
+        if not kwargs.get(flag):
+            kwargs[flag] = True
+            added.append(flag)
+    return added
+
+
+def _store_results(node, added: list, returns_extras: list, kwargs: dict, out):
+    """Set the node's kept attributes from ``out``; ``out`` without the results the caller did
+    not ask for."""
+    asked = [flag for flag in returns_extras if kwargs.get(flag)]
+    extras = dict(zip(asked, out[1:]))
+    for name in node._keeps:
+        value = extras[f"return_{name}"]
+        setattr(node, name, None if value is None else unbox_all(value))
+    for flag in added:
+        del kwargs[flag]
+    left = [extras[flag] for flag in asked if flag not in added]
+    return (out[0], *left) if left else out[0]
 
 
 # Chainer's connection functions take weights of another float dtype and compute in x's; its
@@ -168,10 +217,10 @@ def _lifted_doc(pure) -> str:
     )
 
 
-def _in_place_statistics(pure, names: tuple[str, ...]):
-    """Lift a normalization that returns new running statistics; write them into the arrays
-    given, in place, as Chainer's function does, and return only the output."""
-    lifted = lift(pure)
+def _in_place_statistics(lifted, names: tuple[str, ...]):
+    """A lifted normalization that returns new running statistics, made to write them into the
+    arrays given, in place, as Chainer's function does, and return only the output."""
+    pure = lifted.__wrapped__
 
     @functools.wraps(pure)
     def with_statistics(*args, **kwargs):
@@ -196,16 +245,19 @@ _STATISTICS = {
     "decorrelated_batch_normalization": ("running_mean", "running_projection"),
 }
 
+_LIFTED: dict = {}  # name -> the lift of the pure function (node classes bind to these)
 for _name in _pure.__all__:
     if _name in ("CooMatrix", "to_coo"):  # the Chainer layer's own (data as a Variable)
         continue
     _f = getattr(_pure, _name)
     if not callable(_f) or isinstance(_f, type):
         globals()[_name] = _f
-    elif _name in _STATISTICS:
-        globals()[_name] = _in_place_statistics(_f, _STATISTICS[_name])
+        continue
+    _LIFTED[_name] = lift(_f)
+    if _name in _STATISTICS:
+        globals()[_name] = _in_place_statistics(_LIFTED[_name], _STATISTICS[_name])
     else:
-        globals()[_name] = lift(_f)
+        globals()[_name] = _LIFTED[_name]
 del _name, _f
 
 
@@ -229,3 +281,10 @@ def forget(func, *xs):
 
     outputs = Forget(func).apply(xs)
     return outputs[0] if len(outputs) == 1 else outputs
+
+
+from . import _tree  # noqa: E402  (Chainer's classes and module tree, made from the lifts above)
+from .. import _modules  # noqa: E402
+
+_tree._declare(__name__, globals())
+_modules.adopt(globals())

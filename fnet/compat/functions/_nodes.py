@@ -1,0 +1,145 @@
+"""The FunctionNode classes of Chainer's built-in functions (``ReLU``, ``LinearFunction``...).
+
+Each class is made by :func:`node_class` from one line of ``_tree.py``'s table: its Chainer
+name, its constructor's parameters and the lifted function it stands for. It holds no math:
+``ReLU().apply((x,))`` calls ``functions.relu`` with the constructor's arguments as keywords,
+and ``functions.relu(x).creator`` is a ``ReLU`` whose ``inputs``, ``outputs`` and ``rank`` are
+those of that call. The lift makes the node (without running ``__init__``) and files it under
+its outputs' records with :func:`function_node.attach`, so ``y.creator`` finds it.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+from ...autodiff.tracer import Tracer
+from ..function_hooks import _arrays
+from ..function_node import FunctionNode, attach, rank_of, tracer_node
+from ..variable import Variable, VariableNode
+
+__all__ = ["BuiltinNode", "node_class", "parse"]
+
+APPEND = "*"  # in a class's parameter table: the value is an operand after the inputs
+
+
+class BuiltinNode(FunctionNode):
+    """The node of one call of a built-in function (a Chainer FunctionNode class's instance).
+
+    The constructor takes Chainer's parameters (kept as attributes of their names); ``apply``
+    runs the lifted function on the inputs with them. A node may be applied again, as in Chainer
+    (``Dropout(0.5)`` applied twice uses the same mask): its graph is then that of the last call.
+    """
+
+    _call = None  # the lift's runner: _call(node, args, kwargs) -> the result, as Variables
+    _parameters: tuple = ()  # (Chainer's parameter name, keyword of the function / APPEND / None)
+    _keeps: tuple = ()  # attributes a call sets from the function's ``return_<name>`` results
+    _sequence = False  # the function takes the inputs as one list (``concat(xs, axis)``)
+    _args = None  # the operands of the last call (Variables unwrapped)
+    in_data = None  # the input arrays, while function hooks watch the call
+    _out_grad = None
+    _pending = False
+
+    def __init__(self, *args, **kwargs):
+        names = [name for name, _ in self._parameters]
+        if len(args) > len(names):
+            raise TypeError(
+                f"{type(self).__name__}() takes at most {len(names)} arguments ({len(args)} given)"
+            )
+        for name, value in zip(names, args):
+            setattr(self, name, value)
+        for name, value in kwargs.items():
+            if name not in names:
+                raise TypeError(f"{type(self).__name__}() got an unexpected keyword argument {name!r}")
+            setattr(self, name, value)
+
+    def apply(self, inputs) -> tuple:
+        """Run the function on ``inputs`` (Variables or arrays); a tuple of output Variables."""
+        operands = list(inputs)
+        if self._sequence:
+            operands = [operands]
+        kwargs = {}
+        for name, keyword in self._parameters:
+            if name not in self.__dict__ or keyword is None:
+                continue
+            if keyword == APPEND:
+                operands.append(self.__dict__[name])
+            else:
+                kwargs[keyword] = self.__dict__[name]
+        out = type(self)._call(self, operands, kwargs)
+        return out if isinstance(out, tuple) else (out,)
+
+    @property
+    def inputs(self):
+        """The input VariableNodes of the last call (None before it)."""
+        if self._args is None:
+            return None
+        return tuple(
+            tracer_node(x) if type(x) is Tracer else Variable(x, requires_grad=False).node
+            for x in _arrays(self._args, [])
+        )
+
+    @property
+    def outputs(self):
+        """Weak references to the output VariableNodes of the last call."""
+        outs = self.__dict__.get("_outs")
+        if outs is None:
+            return None
+        return tuple(weakref.ref(VariableNode(Variable._of(t))) for t in outs)
+
+    @property
+    def rank(self) -> int:
+        """The largest rank of the inputs (0 for leaves)."""
+        if self._args is None:
+            return 0
+        return max((rank_of(x) for x in _arrays(self._args, []) if type(x) is Tracer), default=0)
+
+    def unchain(self) -> None:
+        self._args = None
+        self.__dict__.pop("_outs", None)
+
+    def _attach(self, args, out) -> None:
+        """Become the creator of the traced values in ``out``, the result of a call on ``args``."""
+        outs = [t for t in (out if type(out) is tuple or type(out) is list else (out,)) if type(t) is Tracer]
+        if not outs:
+            return
+        self._args = args
+        self._outs = outs
+        for t in outs:
+            attach(t.record, self)
+
+
+def parse(spec: str) -> tuple[str, tuple, tuple, str, bool]:
+    """One class of the table: ``"Dropout(dropout_ratio=ratio, mask, return_mask) -> mask: dropout"``.
+
+    A parameter is passed as the keyword of its name, or of the name after ``=``; ``p=*`` makes
+    it an operand after the inputs, ``p=`` keeps it as an attribute only. ``-> a b`` names the
+    attributes the call sets from ``return_a``... results. ``dropout[]`` takes the inputs as one
+    list. Returns (class name, parameters, kept attributes, function name, takes a list).
+    """
+    head, function = (part.strip() for part in spec.rsplit(":", 1))
+    head, _, keeps = head.partition("->")
+    name, _, params = head.strip().partition("(")
+    parameters = []
+    for item in filter(None, (p.strip() for p in params.rstrip(") ").split(","))):
+        key, eq, keyword = (s.strip() for s in item.partition("="))
+        parameters.append((key, (keyword or None) if eq else key))
+    sequence = function.endswith("[]")
+    return name.strip(), tuple(parameters), tuple(keeps.split()), function.removesuffix("[]"), sequence
+
+
+def node_class(spec: str, module: str, call, label=None) -> type:
+    """The Chainer class ``spec`` describes (see :func:`parse`), living in ``module`` and applied
+    by ``call`` (a lift's runner); ``label`` replaces the class name as its label."""
+    name, parameters, keeps, function, sequence = parse(spec)
+    namespace = {
+        "__module__": module,
+        "__qualname__": name,
+        "__doc__": f"Chainer's ``{name}`` node: ``apply`` runs ``chainer.functions.{function}``.",
+        "_call": staticmethod(call),
+        "_parameters": parameters,
+        "_keeps": keeps,
+        "_sequence": sequence,
+    }
+    if label is not None:
+        namespace["label"] = property(label)
+    return type(name, (BuiltinNode,), namespace)
