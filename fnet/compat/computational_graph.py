@@ -235,7 +235,7 @@ def build_computational_graph(
     >>> y = chainer.functions.exp(x)
     >>> graph = build_computational_graph([y])
     >>> sorted(node.label for node in graph.nodes)
-    ['(3), float32', '(3), float32', 'Exp']
+    ['(3), float32', '(3), float32', 'exp']
     >>> graph.dump().startswith('digraph graphname{rankdir=TB;')
     True
     """

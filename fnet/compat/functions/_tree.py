@@ -389,7 +389,8 @@ def _convert_value_to_string(value) -> str:
     )
 
 
-# Chainer's basic_math labels: the operator, with ``_`` for each variable.
+# The labels of the classes whose label is not their name: basic_math's show the operator, with
+# ``_`` for each variable and ``{}`` for the constant; most math functions show their function's name.
 _LABELS = {
     "Neg": "__neg__",
     "Absolute": "|_|",
@@ -404,6 +405,38 @@ _LABELS = {
     "PowVarVar": "_ ** _",
     "PowVarConst": "_ ** {}",
     "PowConstVar": "{} ** _",
+    "Cholesky": "cholesky",
+    "BatchDet": "det",
+    "DiGamma": "digamma",
+    "Erf": "erf",
+    "Erfc": "erfc",
+    "ErfcInv": "erfcinv",
+    "Erfcx": "erfcx",
+    "ErfInv": "erfinv",
+    "Exp": "exp",
+    "Log": "log",
+    "Log2": "log2",
+    "Log10": "log10",
+    "Expm1": "expm1",
+    "Fmod": "fmod",
+    "Cosh": "cosh",
+    "Sinh": "sinh",
+    "LGamma": "lgamma",
+    "LogNdtr": "log_ndtr",
+    "Log1p": "log1p",
+    "Ndtr": "ndtr",
+    "Ndtri": "ndtri",
+    "PolyGamma": "polygamma",
+    "Sqrt": "sqrt",
+    "Square": "square",
+    "Sin": "sin",
+    "Cos": "cos",
+    "Tan": "tan",
+    "Arcsin": "arcsin",
+    "Arccos": "arccos",
+    "Arctan": "arctan",
+    "Arctan2": "arctan2",
+    "Zeta": "zeta",
 }
 
 
@@ -445,7 +478,7 @@ def _declare(package: str, namespace: dict) -> None:
         for spec in specs:
             name, *_, function, _ = parse(spec)
             lifted = _LIFTED.get(function) or operations[function]
-            label = _LABELS.get(name) if module == "math.basic_math" else None
+            label = _LABELS.get(name)
             cls = node_class(
                 spec, f"{package}.{module}", lifted.run, None if label is None else _label(label)
             )
