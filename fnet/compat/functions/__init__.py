@@ -283,8 +283,8 @@ def forget(func, *xs):
     return outputs[0] if len(outputs) == 1 else outputs
 
 
-from . import _tree  # noqa: E402  (Chainer's classes and module tree, made from the lifts above)
 from .. import _modules  # noqa: E402
+from . import _tree  # noqa: E402  (Chainer's classes and module tree, made from the lifts above)
 
 _tree._declare(__name__, globals())
 _modules.adopt(globals())

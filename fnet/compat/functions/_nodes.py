@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import weakref
 
+from ... import backend
 from ...autodiff.tracer import Tracer
-from ..function_hooks import _arrays
 from ..function_node import FunctionNode, attach, rank_of, tracer_node
 from ..variable import Variable, VariableNode
 
@@ -75,7 +75,7 @@ class BuiltinNode(FunctionNode):
             return None
         return tuple(
             tracer_node(x) if type(x) is Tracer else Variable(x, requires_grad=False).node
-            for x in _arrays(self._args, [])
+            for x in _operands(self._args)
         )
 
     @property
@@ -91,7 +91,7 @@ class BuiltinNode(FunctionNode):
         """The largest rank of the inputs (0 for leaves)."""
         if self._args is None:
             return 0
-        return max((rank_of(x) for x in _arrays(self._args, []) if type(x) is Tracer), default=0)
+        return max((rank_of(x) for x in _operands(self._args) if type(x) is Tracer), default=0)
 
     def unchain(self) -> None:
         self._args = None
@@ -106,6 +106,28 @@ class BuiltinNode(FunctionNode):
         self._outs = outs
         for t in outs:
             attach(t.record, self)
+
+
+def _operands(args) -> list:
+    """The arrays and traced values among a call's arguments, as Chainer orders a node's inputs:
+    those in lists and tuples first, then those in dicts (the parameters given to a link's spec)."""
+    found, params = [], []
+
+    def visit(value) -> None:
+        t = type(value)
+        if t is list or t is tuple:
+            for v in value:
+                visit(v)
+        elif t is dict:
+            params.append(value)
+        elif t is Tracer or hasattr(value, "__array_interface__") or backend.is_array(value):
+            found.append(value)
+
+    visit(args)
+    while params:
+        for v in params.pop(0).values():
+            visit(v)
+    return found
 
 
 def parse(spec: str) -> tuple[str, tuple, tuple, str, bool]:

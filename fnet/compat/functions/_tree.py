@@ -20,7 +20,7 @@ from ..variable import Variable
 from . import _LIFTED, lift
 from ._nodes import node_class, parse
 
-__all__ = ["TREE", "CLASSES"]
+__all__ = ["TREE", "CLASSES", "LINK_NODES"]
 
 TREE: dict[str, tuple[str, ...]] = {
     "activation.clipped_relu": ("clipped_relu relu6", "ClippedReLU(z): clipped_relu"),
@@ -464,6 +464,29 @@ _EXTRAS = {
         "rpow": Variable.__rpow__,
         "rmatmul": Variable.__rmatmul__,
     },
+}
+
+# The node a link's call makes in Chainer, for the links whose forward is one built-in function
+# (by the name of fnet's spec class, as its link is called).
+LINK_NODES = {
+    "Linear": "connection.linear.LinearFunction",
+    "Convolution1D": "connection.convolution_nd.ConvolutionND",
+    "Convolution2D": "connection.convolution_2d.Convolution2DFunction",
+    "Convolution3D": "connection.convolution_nd.ConvolutionND",
+    "ConvolutionND": "connection.convolution_nd.ConvolutionND",
+    "Deconvolution1D": "connection.deconvolution_nd.DeconvolutionND",
+    "Deconvolution2D": "connection.deconvolution_2d.Deconvolution2DFunction",
+    "Deconvolution3D": "connection.deconvolution_nd.DeconvolutionND",
+    "DeconvolutionND": "connection.deconvolution_nd.DeconvolutionND",
+    "EmbedID": "connection.embed_id.EmbedIDFunction",
+    "Bilinear": "connection.bilinear.BilinearFunction",
+    "LocalConvolution2D": "connection.local_convolution_2d.LocalConvolution2DFunction",
+    "PReLU": "activation.prelu.PReLUFunction",
+    "Swish": "activation.swish.Swish",
+    "SimplifiedDropconnect": "noise.simplified_dropconnect.SimplifiedDropconnect",
+    "BatchNormalization": "normalization.batch_normalization.BatchNormalization",
+    "LayerNormalization": "normalization.layer_normalization.LayerNormalization",
+    "GroupNormalization": "normalization.group_normalization.GroupNormalization",
 }
 
 CLASSES: dict[str, type] = {}  # "activation.relu.ReLU" -> the class
