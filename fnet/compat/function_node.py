@@ -21,7 +21,16 @@ from . import configuration, function_hooks
 from .utils import type_check
 from .variable import LeafRecord, Variable, VariableNode, as_variable
 
-__all__ = ["FunctionNode", "Function", "FunctionAdapter", "node_of", "attach", "attached", "tracer_node", "rank_of"]
+__all__ = [
+    "FunctionNode",
+    "Function",
+    "FunctionAdapter",
+    "node_of",
+    "attach",
+    "attached",
+    "tracer_node",
+    "rank_of",
+]
 
 
 def _forward_impl(*inputs, node):

@@ -15,7 +15,7 @@ import weakref
 from ... import backend
 from ...autodiff.tracer import Tracer
 from ..function_node import FunctionNode, attach, rank_of, tracer_node
-from ..variable import Variable, VariableNode
+from ..variable import Variable
 
 __all__ = ["BuiltinNode", "node_class", "parse"]
 
@@ -69,6 +69,11 @@ class BuiltinNode(FunctionNode):
         return out if isinstance(out, tuple) else (out,)
 
     @property
+    def _impl_name(self) -> str:
+        """The name profiling hooks file the node under: its class's."""
+        return type(self).__name__
+
+    @property
     def inputs(self):
         """The input VariableNodes of the last call (None before it)."""
         if self._args is None:
@@ -84,7 +89,7 @@ class BuiltinNode(FunctionNode):
         outs = self.__dict__.get("_outs")
         if outs is None:
             return None
-        return tuple(weakref.ref(VariableNode(Variable._of(t))) for t in outs)
+        return tuple(weakref.ref(tracer_node(t)) for t in outs)
 
     @property
     def rank(self) -> int:
