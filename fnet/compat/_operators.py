@@ -72,7 +72,7 @@ def _call(op, args, node=None):
     else:
         out = _run(op, args, {})
     if node is not None:
-        node._attach(args, out)
+        node._attach(args, {}, out)
     return wrap(out)
 
 

@@ -193,3 +193,18 @@ def test_the_table_notation():
     assert parse("AddConstant(value=*): add")[1] == (("value", "*"),)
     assert parse("Copy(in_device=, out_device=dst): copy")[1] == (("in_device", None), ("out_device", "dst"))
     assert all(issubclass(cls, BuiltinNode) for cls in _tree.CLASSES.values())
+
+
+def test_softmax_cross_entropy_keeps_its_scores_when_told():
+    x, t = variable(2, 3), numpy.array([0, 2], numpy.int32)
+    y = F.softmax_cross_entropy(x, t).creator.y
+    numpy.testing.assert_array_max_ulp(y, F.softmax(x).array, maxulp=4)
+    assert F.softmax_cross_entropy(x, t, cache_score=False).creator.y is None
+
+
+def test_apply_checks_the_number_of_inputs_as_chainer_does():
+    x = variable(2, 3, 4)
+    with pytest.raises(chainer.utils.type_check.InvalidType, match=r"2 <= len\(inputs\) <= 3"):
+        F.connection.deconvolution_nd.DeconvolutionND(1).apply((x,))
+    with pytest.raises(chainer.utils.type_check.InvalidType, match=r"len\(inputs\) == 4"):
+        F.connection.deconvolution_nd.DeconvolutionND(1).apply((x, x, x, x))

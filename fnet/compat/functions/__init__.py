@@ -119,9 +119,8 @@ def lift(pure):
         if kept is not None:
             out = _store_results(node, kept, returns_extras, kwargs, out)
         if node is not None:
-            node._attach(
-                args, out[0] if returns_extras and any(kwargs.get(k) for k in returns_extras) else out
-            )
+            extras = returns_extras and any(kwargs.get(k) for k in returns_extras)
+            node._attach(args, kwargs, out[0] if extras else out)
         if returns_extras and any(kwargs.get(k) for k in returns_extras):
             return (wrap(out[0]), *(unbox_all(extra) for extra in out[1:]))  # extras stay arrays
         return wrap(out)

@@ -10,11 +10,14 @@ its outputs' records with :func:`function_node.attach`, so ``y.creator`` finds i
 
 from __future__ import annotations
 
+import functools
+import inspect
 import weakref
 
 from ... import backend
 from ...autodiff.tracer import Tracer
 from ..function_node import FunctionNode, attach, rank_of, tracer_node
+from ..utils.type_check import InvalidType
 from ..variable import Variable
 
 __all__ = ["BuiltinNode", "node_class", "parse"]
@@ -34,7 +37,9 @@ class BuiltinNode(FunctionNode):
     _parameters: tuple = ()  # (Chainer's parameter name, keyword of the function / APPEND / None)
     _keeps: tuple = ()  # attributes a call sets from the function's ``return_<name>`` results
     _sequence = False  # the function takes the inputs as one list (``concat(xs, axis)``)
+    _pure = None  # the pure function the lift runs (for the number of inputs, and arguments())
     _args = None  # the operands of the last call (Variables unwrapped)
+    _kwargs = None  # and its keyword arguments
     in_data = None  # the input arrays, while function hooks watch the call
     _out_grad = None
     _pending = False
@@ -65,6 +70,7 @@ class BuiltinNode(FunctionNode):
                 operands.append(self.__dict__[name])
             else:
                 kwargs[keyword] = self.__dict__[name]
+        _check_count(type(self), len(operands))
         out = type(self)._call(self, operands, kwargs)
         return out if isinstance(out, tuple) else (out,)
 
@@ -98,16 +104,25 @@ class BuiltinNode(FunctionNode):
             return 0
         return max((rank_of(x) for x in _operands(self._args) if type(x) is Tracer), default=0)
 
+    def arguments(self) -> dict:
+        """The arguments of the last call, by the pure function's parameter names (defaults
+        filled in)."""
+        bound = inspect.signature(self._pure).bind(*self._args, **self._kwargs)
+        bound.apply_defaults()
+        return bound.arguments
+
     def unchain(self) -> None:
         self._args = None
         self.__dict__.pop("_outs", None)
 
-    def _attach(self, args, out) -> None:
-        """Become the creator of the traced values in ``out``, the result of a call on ``args``."""
+    def _attach(self, args, kwargs, out) -> None:
+        """Become the creator of the traced values in ``out``, the result of a call on ``args``
+        and ``kwargs``."""
         outs = [t for t in (out if type(out) is tuple or type(out) is list else (out,)) if type(t) is Tracer]
         if not outs:
             return
         self._args = args
+        self._kwargs = kwargs
         self._outs = outs
         for t in outs:
             attach(t.record, self)
@@ -135,6 +150,30 @@ def _operands(args) -> list:
     return found
 
 
+@functools.cache
+def _input_range(cls: type) -> tuple[int, int | None]:
+    """How many inputs ``cls.apply`` takes: the pure function's leading positional parameters
+    that no constructor parameter gives (those without a default are required)."""
+    given = {keyword for _, keyword in cls._parameters if keyword not in (None, APPEND)}
+    low = high = 0
+    for p in inspect.signature(cls._pure).parameters.values():
+        if p.kind is p.VAR_POSITIONAL:
+            return low, None
+        if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) or p.name in given:
+            break
+        high += 1
+        low += p.default is p.empty
+    return low, high
+
+
+def _check_count(cls: type, n: int) -> None:
+    """Chainer's type check of the number of inputs, before the function runs."""
+    low, high = _input_range(cls)
+    if n < low or (high is not None and n > high):
+        expected = f"{low} <= len(inputs)" + ("" if high is None else f" <= {high}")
+        raise InvalidType(expected, f"len(inputs) == {n}", function=cls.__name__)
+
+
 def parse(spec: str) -> tuple[str, tuple, tuple, str, bool]:
     """One class of the table: ``"Dropout(dropout_ratio=ratio, mask, return_mask) -> mask: dropout"``.
 
@@ -154,19 +193,23 @@ def parse(spec: str) -> tuple[str, tuple, tuple, str, bool]:
     return name.strip(), tuple(parameters), tuple(keeps.split()), function.removesuffix("[]"), sequence
 
 
-def node_class(spec: str, module: str, call, label=None) -> type:
+def node_class(spec: str, module: str, lifted, label=None, derived=None) -> type:
     """The Chainer class ``spec`` describes (see :func:`parse`), living in ``module`` and applied
-    by ``call`` (a lift's runner); ``label`` replaces the class name as its label."""
+    by the lifted function ``lifted``; ``label`` (a function of the node) replaces the class name
+    as its label; ``derived`` adds attributes computed from the call's ``arguments()``."""
     name, parameters, keeps, function, sequence = parse(spec)
     namespace = {
         "__module__": module,
         "__qualname__": name,
         "__doc__": f"Chainer's ``{name}`` node: ``apply`` runs ``chainer.functions.{function}``.",
-        "_call": staticmethod(call),
+        "_call": staticmethod(lifted.run),
+        "_pure": staticmethod(lifted.__wrapped__),
         "_parameters": parameters,
         "_keeps": keeps,
         "_sequence": sequence,
     }
     if label is not None:
         namespace["label"] = property(label)
+    for attribute, compute in (derived or {}).items():
+        namespace[attribute] = property(lambda node, compute=compute: compute(node.arguments()))
     return type(name, (BuiltinNode,), namespace)

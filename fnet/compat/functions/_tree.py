@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import numpy
 
+from ... import functions as _pure
 from ... import ops
+from ...autodiff.tracer import unbox_all
 from .. import _modules
 from ..function_node import Forget
 from ..variable import Variable
@@ -446,6 +448,17 @@ def _label(template: str):
     return lambda node: template.format(_convert_value_to_string(node.value))
 
 
+def _cached_scores(arguments: dict):
+    """``SoftmaxCrossEntropy.y``: the softmax of ``x`` when the call keeps it (``cache_score``)."""
+    if not arguments["cache_score"] or arguments["enable_double_backprop"]:
+        return None
+    return _pure.softmax(unbox_all(arguments["x"]), axis=1)
+
+
+# Attributes of a node that Chainer keeps from its forward, computed from the call's arguments.
+_DERIVED = {"SoftmaxCrossEntropy": {"y": _cached_scores}}
+
+
 # Names Chainer's tests and programs take from a module besides its functions and classes.
 _EXTRAS = {
     "util.forget": lambda: {"Forget": Forget},
@@ -503,7 +516,11 @@ def _declare(package: str, namespace: dict) -> None:
             lifted = _LIFTED.get(function) or operations[function]
             label = _LABELS.get(name)
             cls = node_class(
-                spec, f"{package}.{module}", lifted.run, None if label is None else _label(label)
+                spec,
+                f"{package}.{module}",
+                lifted,
+                None if label is None else _label(label),
+                _DERIVED.get(name),
             )
             if function not in bound:
                 lifted.bind(cls)
