@@ -9,6 +9,7 @@ import numpy
 
 from .. import backend
 from ..ops import elementwise, indexing, linalg
+from . import configuration
 from .function_hooks import observe, observing
 from .functions import _run, unwrap, wrap
 from .functions._tree import CLASSES
@@ -71,9 +72,10 @@ def _call(op, args, node=None):
         out = observe(label if node is None else node, lambda a, k: _run(op, a, k), list(args), {})
     else:
         out = _run(op, args, {})
-    if node is not None:
-        node._attach(args, {}, out)
-    return wrap(out)
+    result = wrap(out)
+    if node is not None and not node._attach(args, {}, out) and configuration.config.enable_backprop:
+        node._attach_untraced(args, {}, result)
+    return result
 
 
 def _binary(op, classes):

@@ -28,6 +28,8 @@ __all__ = [
     "node_of",
     "attach",
     "attached",
+    "attach_untraced",
+    "untraced_creator",
     "tracer_node",
     "rank_of",
 ]
@@ -505,6 +507,24 @@ _attached: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # output rec
 def attach(record: Record, node) -> None:
     """Make ``node`` (a built-in function's node) the creator of the value ``record`` made."""
     _attached[record] = node
+
+
+# Built-in functions applied to arrays only make Variables without a record; Chainer still gives
+# them a creator (while backprop is enabled). By the Variable's id, with a weak reference to it.
+_untraced: dict = {}
+
+
+def attach_untraced(variable: Variable, node) -> None:
+    """Make ``node`` the creator of ``variable``, an output that holds a plain array."""
+    key = id(variable)
+    forget = _untraced.pop  # bound now: the callback may run while the interpreter exits
+    _untraced[key] = (weakref.ref(variable, lambda _, key=key: forget(key, None)), node)
+
+
+def untraced_creator(variable: Variable):
+    """The node attached to ``variable`` by :func:`attach_untraced` (None if none)."""
+    entry = _untraced.get(id(variable))
+    return entry[1] if entry is not None and entry[0]() is variable else None
 
 
 def attached(record: Record):

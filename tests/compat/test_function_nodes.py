@@ -208,3 +208,14 @@ def test_apply_checks_the_number_of_inputs_as_chainer_does():
         F.connection.deconvolution_nd.DeconvolutionND(1).apply((x,))
     with pytest.raises(chainer.utils.type_check.InvalidType, match=r"len\(inputs\) == 4"):
         F.connection.deconvolution_nd.DeconvolutionND(1).apply((x, x, x, x))
+
+
+def test_a_function_of_arrays_only_still_has_a_creator_while_backprop_is_enabled():
+    x = numpy.ones((2, 3), numpy.float32)
+    with chainer.using_config("train", True):
+        y = F.dropout(x, 0.5)
+    assert type(y.creator).__name__ == "Dropout" and y.rank == 1
+    numpy.testing.assert_array_equal(y.array, x * y.creator.mask)
+    assert (chainer.Variable(x, requires_grad=False) * 2).creator.label == "_ * 2"
+    with chainer.no_backprop_mode():
+        assert F.relu(x).creator is None

@@ -118,12 +118,13 @@ def lift(pure):
             out = _run(pure, args, kwargs)
         if kept is not None:
             out = _store_results(node, kept, returns_extras, kwargs, out)
-        if node is not None:
-            extras = returns_extras and any(kwargs.get(k) for k in returns_extras)
-            node._attach(args, kwargs, out[0] if extras else out)
-        if returns_extras and any(kwargs.get(k) for k in returns_extras):
-            return (wrap(out[0]), *(unbox_all(extra) for extra in out[1:]))  # extras stay arrays
-        return wrap(out)
+        extras = returns_extras and any(kwargs.get(k) for k in returns_extras)
+        if node is not None and node._attach(args, kwargs, out[0] if extras else out):
+            node = None
+        result = (wrap(out[0]), *(unbox_all(e) for e in out[1:])) if extras else wrap(out)  # extras: arrays
+        if node is not None and configuration.config.enable_backprop:
+            node._attach_untraced(args, kwargs, result[0] if extras else result)
+        return result
 
     @functools.wraps(pure)
     def lifted(*args, **kwargs):

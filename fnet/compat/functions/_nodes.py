@@ -16,7 +16,7 @@ import weakref
 
 from ... import backend
 from ...autodiff.tracer import Tracer
-from ..function_node import FunctionNode, attach, rank_of, tracer_node
+from ..function_node import FunctionNode, attach, attach_untraced, rank_of, tracer_node
 from ..utils.type_check import InvalidType
 from ..variable import Variable
 
@@ -95,7 +95,7 @@ class BuiltinNode(FunctionNode):
         outs = self.__dict__.get("_outs")
         if outs is None:
             return None
-        return tuple(weakref.ref(tracer_node(t)) for t in outs)
+        return tuple(weakref.ref(t.node if isinstance(t, Variable) else tracer_node(t)) for t in outs)
 
     @property
     def rank(self) -> int:
@@ -115,17 +115,28 @@ class BuiltinNode(FunctionNode):
         self._args = None
         self.__dict__.pop("_outs", None)
 
-    def _attach(self, args, kwargs, out) -> None:
+    def _attach(self, args, kwargs, out) -> bool:
         """Become the creator of the traced values in ``out``, the result of a call on ``args``
-        and ``kwargs``."""
+        and ``kwargs``; whether there were any."""
         outs = [t for t in (out if type(out) is tuple or type(out) is list else (out,)) if type(t) is Tracer]
         if not outs:
-            return
+            return False
         self._args = args
         self._kwargs = kwargs
         self._outs = outs
         for t in outs:
             attach(t.record, self)
+        return True
+
+    def _attach_untraced(self, args, kwargs, result) -> None:
+        """Become the creator of the Variables in ``result``, made from arrays only (as Chainer
+        records a node whenever backprop is enabled)."""
+        outs = [v for v in (result if type(result) is tuple else (result,)) if isinstance(v, Variable)]
+        self._args = args
+        self._kwargs = kwargs
+        self._outs = outs
+        for v in outs:
+            attach_untraced(v, self)
 
 
 def _operands(args) -> list:
