@@ -219,3 +219,20 @@ def test_a_function_of_arrays_only_still_has_a_creator_while_backprop_is_enabled
     assert (chainer.Variable(x, requires_grad=False) * 2).creator.label == "_ * 2"
     with chainer.no_backprop_mode():
         assert F.relu(x).creator is None
+
+
+def test_coo_matmul_multiplies_the_sparse_data_and_promotes_dtypes():
+    a = numpy.array([[1.0, 0.0, 2.0], [0.0, 3.0, 0.0]], numpy.float16)
+    b = numpy.arange(6, dtype=numpy.float32).reshape(3, 2)
+    sp = chainer.utils.to_coo(a)
+    data = chainer.Variable(sp.data.array)
+    node = F.math.sparse_matmul.CooMatMul(sp.row, sp.col, sp.shape, sp.order, transc=True)
+    (c,) = node.apply((data, b))
+    assert c.dtype == numpy.float32 and c.creator is node
+    numpy.testing.assert_array_max_ulp(c.array, (a.astype(numpy.float32) @ b).T, maxulp=1)
+    c.grad = numpy.ones_like(c.array)
+    c.backward()
+    # d(sum of c)/d(a[i, j]) = sum of row j of b
+    numpy.testing.assert_array_max_ulp(data.grad, b.sum(axis=1)[sp.col].astype(numpy.float16), maxulp=1)
+    mixed = F.sparse_matmul(chainer.utils.to_coo(a), b)  # float16 sparse, float32 dense: as Chainer, float32
+    assert mixed.dtype == numpy.float32

@@ -176,7 +176,9 @@ _CONNECTIONS += ("deconvolution_1d", "deconvolution_2d", "deconvolution_3d", "de
 _CONNECTIONS += ("depthwise_convolution_2d", "dilated_convolution_2d", "local_convolution_2d")
 _CONNECTIONS += ("simplified_dropconnect",)
 _MIXED_DTYPES = {name: ("x", ((1, "W"), (2, "b"))) for name in _CONNECTIONS}
-_MIXED_DTYPES.update({name: (None, ((0, "a"), (1, "b"))) for name in ("matmul", "batch_matmul", "tensordot")})
+_MIXED_DTYPES.update(
+    {name: (None, ((0, "a"), (1, "b"))) for name in ("matmul", "batch_matmul", "tensordot", "sparse_matmul")}
+)
 # Chainer's type check asks for one dtype here; with type checking off (as in its numerical
 # gradient checks, which move x to float64) its arithmetic promotes.
 _MIXED_DTYPES_UNCHECKED = {
@@ -189,7 +191,7 @@ def _common_dtype(label: str, operands, args: list, kwargs: dict):
     first, others = operands
     slots = ([(0, first)] if first else []) + list(others)
     values = [args[i] if i < len(args) else kwargs.get(name) for i, name in slots]
-    dtypes = [getattr(unbox_all(v), "dtype", None) for v in values]
+    dtypes = [getattr(unbox_all(v.data if type(v) is _pure.CooMatrix else v), "dtype", None) for v in values]
     floats = {d for d in dtypes if d is not None and d.kind == "f"}
     if len(floats) < 2:
         return args, kwargs
@@ -200,7 +202,17 @@ def _common_dtype(label: str, operands, args: list, kwargs: dict):
     for (i, name), value, dtype in zip(slots, values, dtypes):
         if dtype is None or dtype.kind != "f" or dtype == target:
             continue
-        cast = _ops.astype(value, target)
+        if type(value) is _pure.CooMatrix:  # its data, recorded as given
+            cast = _pure.CooMatrix(
+                _ops.astype(value.data, target),
+                value.row,
+                value.col,
+                value.shape,
+                value.order,
+                requires_grad=True,
+            )
+        else:
+            cast = _ops.astype(value, target)
         if i < len(args):
             args[i] = cast
         else:

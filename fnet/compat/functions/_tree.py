@@ -226,7 +226,11 @@ TREE: dict[str, tuple[str, ...]] = {
     "math.prod": ("prod", "Prod(axis, keepdims): prod"),
     "math.scale": ("scale",),
     "math.sign": ("sign",),
-    "math.sparse_matmul": ("sparse_matmul",),
+    "math.sparse_matmul": (
+        "sparse_matmul",
+        "CooMatMul(sp_row=row, sp_col=col, sp_shape=shape, sp_order=order, transa, transb, transc, dtype): "
+        "coo_matmul",
+    ),
     "math.sqrt": ("sqrt rsqrt", "Sqrt: sqrt"),
     "math.square": ("square", "Square: square"),
     "math.sum": ("sum sum_to", "Sum(axis, keepdims): sum", "SumTo(shape): sum_to"),
@@ -353,6 +357,18 @@ def _power_of(x, value):
     return ops.power(value, x)
 
 
+def coo_matmul(
+    data, dense, row, col, shape, order=None, transa=False, transb=False, transc=False, dtype=None
+):
+    """Chainer's ``CooMatMul``: the sparse matrix ``data`` at ``(row, col)`` times ``dense``
+    (``sparse_matmul``), computed in ``dtype``, the product transposed with ``transc``."""
+    dtype = numpy.result_type(data.dtype, dense.dtype) if dtype is None else numpy.dtype(dtype)
+    data, dense = (v if v.dtype == dtype else ops.astype(v, dtype) for v in (data, dense))
+    sparse = _pure.CooMatrix(data, row, col, shape, order, requires_grad=True)
+    product = _pure.sparse_matmul(sparse, dense, transa, transb)
+    return ops.swapaxes(product, -1, -2) if transc else product
+
+
 def _operation(name: str, primitive):
     """A function ``name`` running the primitive of one of Python's operators."""
 
@@ -374,6 +390,7 @@ _OPERATIONS = {
     "subtract_from": _subtract_from,
     "divide_into": _divide_into,
     "power_of": _power_of,
+    "coo_matmul": coo_matmul,
 }
 
 
