@@ -236,3 +236,28 @@ def test_coo_matmul_multiplies_the_sparse_data_and_promotes_dtypes():
     numpy.testing.assert_array_max_ulp(data.grad, b.sum(axis=1)[sp.col].astype(numpy.float16), maxulp=1)
     mixed = F.sparse_matmul(chainer.utils.to_coo(a), b)  # float16 sparse, float32 dense: as Chainer, float32
     assert mixed.dtype == numpy.float32
+
+
+def test_noise_nodes_show_the_pattern_their_call_drew():
+    x, W = variable(4, 3), variable(5, 3, seed=1)
+    with chainer.using_config("train", True):
+        y = F.simplified_dropconnect(x, W, ratio=0.5)
+        mask = y.creator.mask
+        assert mask.shape == (4, 5, 3)
+        expected = numpy.einsum("ijk,ik->ij", W.array * mask * 2, x.array)
+        numpy.testing.assert_allclose(y.array, expected, rtol=1e-6)  # float32 sums in another order
+        h = variable(4, 3, seed=2)
+        z = F.zoneout(h, x, 0.5)
+        numpy.testing.assert_array_equal(z.array, h.array * z.creator.flag_h + x.array * z.creator.flag_x)
+    with chainer.using_config("train", False):
+        assert F.simplified_dropconnect(x, W, train=False).creator.mask.all()
+
+
+def test_a_dropout_node_applied_again_in_another_dtype_uses_its_mask():
+    dropout = F.noise.dropout.Dropout(0.5)
+    x = variable(3, 4)
+    with chainer.using_config("train", True):
+        (y,) = dropout.apply((x,))
+        (y64,) = dropout.apply((x.array.astype(numpy.float64),))
+    assert y64.dtype == numpy.float64
+    numpy.testing.assert_array_max_ulp(y64.array.astype(numpy.float32), y.array, maxulp=1)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import sys
 
 import numpy
 
@@ -179,6 +180,9 @@ _MIXED_DTYPES = {name: ("x", ((1, "W"), (2, "b"))) for name in _CONNECTIONS}
 _MIXED_DTYPES.update(
     {name: (None, ((0, "a"), (1, "b"))) for name in ("matmul", "batch_matmul", "tensordot", "sparse_matmul")}
 )
+# A dropout mask kept from one call (Chainer's Dropout node applied again, as gradient checks do
+# in float64) multiplies x in x's dtype. Keyword-only: read from kwargs (no position).
+_MIXED_DTYPES["dropout"] = ("x", ((sys.maxsize, "mask"),))
 # Chainer's type check asks for one dtype here; with type checking off (as in its numerical
 # gradient checks, which move x to float64) its arithmetic promotes.
 _MIXED_DTYPES_UNCHECKED = {

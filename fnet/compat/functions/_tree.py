@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import numpy
 
+from ... import backend, ops
 from ... import functions as _pure
-from ... import ops
 from ...autodiff.tracer import unbox_all
+from ...functions import noise as _noise
 from .. import _modules
 from ..function_node import Forget
 from ..variable import Variable
@@ -472,8 +473,39 @@ def _cached_scores(arguments: dict):
     return _pure.softmax(unbox_all(arguments["x"]), axis=1)
 
 
+def _dropconnect_mask(arguments: dict):
+    """``SimplifiedDropconnect.mask``: the mask given, or the one the call's key drew (as the pure
+    function draws it: one pattern per sample with ``use_batchwise_mask``); all kept in test mode."""
+    if arguments["mask"] is not None:
+        return unbox_all(arguments["mask"])
+    W = unbox_all(arguments["W"])
+    n = unbox_all(arguments["x"]).shape[0]
+    shape = (n, *W.shape) if arguments["use_batchwise_mask"] else W.shape
+    if not arguments["train"]:  # nothing dropped
+        return backend.xp(W).ones(shape, bool)
+    return _noise._keep(arguments["key"], 1.0 - arguments["ratio"], shape, W)
+
+
+def _zoneout_flag(take_x: bool):
+    """``Zoneout.flag_x`` (or ``flag_h``): where the call took ``x`` (kept ``h``), in x's dtype."""
+
+    def flag(arguments: dict):
+        if not arguments["train"]:
+            return None
+        x = unbox_all(arguments["x"])
+        taken = _noise._keep(arguments["key"], 1.0 - arguments["ratio"], x.shape, x)
+        return (taken if take_x else ~taken).astype(x.dtype)
+
+    return flag
+
+
 # Attributes of a node that Chainer keeps from its forward, computed from the call's arguments.
-_DERIVED = {"SoftmaxCrossEntropy": {"y": _cached_scores}}
+# The noise patterns are drawn again from the call's key, by the pure function's own helper.
+_DERIVED = {
+    "SoftmaxCrossEntropy": {"y": _cached_scores},
+    "SimplifiedDropconnect": {"mask": _dropconnect_mask},
+    "Zoneout": {"flag_x": _zoneout_flag(True), "flag_h": _zoneout_flag(False)},
+}
 
 
 # Names Chainer's tests and programs take from a module besides its functions and classes.
