@@ -18,7 +18,7 @@ from ... import backend
 from ...autodiff.tracer import Tracer
 from ..function_node import FunctionNode, attach, attach_untraced, rank_of, tracer_node
 from ..utils.type_check import InvalidType
-from ..variable import Variable
+from ..variable import Variable, VariableNode
 
 __all__ = ["BuiltinNode", "node_class", "parse"]
 
@@ -95,7 +95,7 @@ class BuiltinNode(FunctionNode):
         outs = self.__dict__.get("_outs")
         if outs is None:
             return None
-        return tuple(weakref.ref(t.node if isinstance(t, Variable) else tracer_node(t)) for t in outs)
+        return tuple(weakref.ref(_output_node(ref())) for ref in outs)
 
     @property
     def rank(self) -> int:
@@ -123,7 +123,7 @@ class BuiltinNode(FunctionNode):
             return False
         self._args = args
         self._kwargs = kwargs
-        self._outs = outs
+        self._outs = [weakref.ref(t.record) for t in outs]  # weak: the outputs hold their creator
         for t in outs:
             attach(t.record, self)
         return True
@@ -134,9 +134,17 @@ class BuiltinNode(FunctionNode):
         outs = [v for v in (result if type(result) is tuple else (result,)) if isinstance(v, Variable)]
         self._args = args
         self._kwargs = kwargs
-        self._outs = outs
+        self._outs = [weakref.ref(v) for v in outs]
         for v in outs:
             attach_untraced(v, self)
+
+
+def _output_node(output):
+    """The VariableNode of an output (its record, or its Variable when it holds an array; None
+    when it is gone: then a node of nothing)."""
+    if output is None or isinstance(output, Variable):
+        return VariableNode(Variable(None) if output is None else output)
+    return tracer_node(Tracer(output.ans, output.level, output))
 
 
 def _operands(args) -> list:
