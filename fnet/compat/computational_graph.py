@@ -1,21 +1,20 @@
 """Chainer's ``computational_graph``: the graph behind some variables, dumped as Graphviz dot.
 
-The graph is read from the records that fnet keeps for every operation on Variables. A user
-``FunctionNode`` (or old-style ``Function``) is one node, as in Chainer. A built-in function
-is made of fnet primitives and shows as one node per primitive, labelled with the primitive's
-name: ``F.linear(x, W, b)`` shows as ``matmul`` and ``add`` nodes where Chainer draws one
-``LinearFunction``. Only values that can carry a gradient are drawn: an input that is a plain
-array, or a Variable created with ``requires_grad=False``, is not drawn as an input of a
-built-in function (Chainer draws it). A variable's name shows while its Variable object is
-alive (names live on Variables, not in the graph). The markers that function hooks put around
-built-in functions are looked through.
+The graph is read from the records that fnet keeps for every operation on Variables. A
+built-in function is one node of Chainer's class (``F.linear`` is a ``LinearFunction``,
+``F.relu`` a ``ReLU``), as is a user ``FunctionNode`` (or old-style ``Function``); an operation
+no Chainer class stands for (inside a composite such as ``F.average``) shows as the fnet
+primitive that made the value. Only values that can carry a gradient are drawn as inputs of an
+operation without a class. A variable's name shows while its Variable object is alive (names live
+on Variables, not in the graph). The markers that function hooks put around built-in functions
+are looked through.
 """
 
 from __future__ import annotations
 
 from ..autodiff.tracer import Record, Tracer
 from .function_hooks import unmarked
-from .function_node import FunctionNode, _PrimitiveNode, _tracer_node, node_of
+from .function_node import FunctionNode, _PrimitiveNode, attached, node_of, tracer_node
 from .variable import LeafRecord, Variable, VariableNode
 
 __all__ = ["ComputationalGraph", "build_computational_graph"]
@@ -167,7 +166,7 @@ class _Builder:
         key = ("variable", record)
         if key in self.nodes:
             return self.nodes[key]
-        return self.variable(_tracer_node(Tracer(record.ans, record.level, record)), record)
+        return self.variable(tracer_node(Tracer(record.ans, record.level, record)), record)
 
     def function(self, node):
         key = ("function", node._record if type(node) is _PrimitiveNode else node)
@@ -183,10 +182,17 @@ class _Builder:
         """The function node that made the value of ``record`` (None for a leaf)."""
         if record is None:
             return None
-        record = unmarked(record, through_exit=True)
         if type(record) is LeafRecord or record.primitive is None:
             return None
         if all(p is None for p in record.parents):  # cut by unchain_backward: a leaf now
+            return None
+        node = attached(record)  # a built-in function's node, on its (perhaps hook-marked) outputs
+        if node is not None:
+            return node
+        record = unmarked(record, through_exit=True)
+        if type(record) is LeafRecord or record.primitive is None:
+            return None
+        if all(p is None for p in record.parents):
             return None
         return node_of(record)
 

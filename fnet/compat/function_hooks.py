@@ -4,9 +4,11 @@ backward.
 A hook is active within its ``with`` block (in this thread), or for one node after
 ``node.add_hook(hook)``. User-defined ``FunctionNode`` and ``Function`` objects call the hooks
 themselves. Built-in functions (``chainer.functions``) call them through :func:`observe`, which
-``functions.lift`` takes only while a hook is active or debug mode is on: the ``function`` the
-hooks see is then a :class:`BuiltinFunction` whose ``label`` is the function's name (``'relu'``,
-``'linear'``), where Chainer would show the class of its node (``'ReLU'``, ``'LinearFunction'``).
+``functions.lift`` takes only while a hook is active, the node has hooks of its own, or debug mode
+is on: the ``function`` the hooks see is the node of that call, an instance of the Chainer class
+the function stands for (``ReLU``, ``LinearFunction``: its ``label`` is Chainer's), or a
+:class:`BuiltinFunction` labelled with the function's name for the few built-ins that Chainer
+composes of other functions (``'average'``).
 
 The backward of a built-in function is a run of recorded primitives. :func:`observe` brackets it
 with two marker primitives that pass values through unchanged: the marker on the outputs calls
@@ -134,10 +136,11 @@ class FunctionHook:
 
 # -- built-in functions --------------------------------------------------------------------------
 class BuiltinFunction:
-    """What hooks see of one call of a built-in function: its name as ``label``, and its input
-    arrays (kept for the backward callbacks)."""
+    """What hooks see of one call of a built-in function that no Chainer class stands for: its
+    name as ``label``, and its input arrays (kept for the backward callbacks)."""
 
     __slots__ = ("label", "in_data", "_out_grad", "_pending")
+    _local_hooks = None
 
     def __init__(self, label: str, in_data: tuple):
         self.label = label
@@ -180,20 +183,25 @@ def _outputs_of(packed, n: int) -> list:
     return [take_output(packed, index=i) for i in range(n)]
 
 
-def observe(label: str, run, args: list, kwargs: dict):
+def observe(node, run, args: list, kwargs: dict):
     """Run a built-in function, ``run(args, kwargs)``, in view of the active hooks and debug mode.
 
     Calls the hooks' forward callbacks around it with the input arrays, marks its traced inputs
     and outputs so that its backward calls the backward callbacks (see the module's text), and
-    in debug mode raises ``RuntimeError`` when an output holds NaN. ``label`` names the function
-    to the hooks; the key of a noise function (``kwargs['key']``) is not one of its inputs.
+    in debug mode raises ``RuntimeError`` when an output holds NaN. ``node`` is what the hooks
+    see (a node of the call, or the function's name for a :class:`BuiltinFunction`); the key of
+    a noise function (``kwargs['key']``) is not one of its inputs.
     """
     from .function_node import _check_finite
 
     found = _arrays(args, [])
     _arrays([v for k, v in kwargs.items() if k != "key"], found)
-    node = BuiltinFunction(label, tuple(unbox_all(x) for x in found))
-    hooks = list(_state.hooks.values())
+    in_data = tuple(unbox_all(x) for x in found)
+    if type(node) is str:
+        node = BuiltinFunction(node, in_data)
+    else:
+        node.in_data = in_data
+    hooks = active_hooks(node)
     for hook in hooks:
         hook.forward_preprocess(node, node.in_data)
     inputs = _distinct_level0(found)
@@ -211,7 +219,7 @@ def observe(label: str, run, args: list, kwargs: dict):
     for hook in hooks:
         hook.forward_postprocess(node, node.in_data)
     if configuration.config.debug:
-        _check_finite(label, "forward", [unbox_all(y) for y in _arrays(out, [])])
+        _check_finite(node.label, "forward", [unbox_all(y) for y in _arrays(out, [])])
     return out
 
 
@@ -240,21 +248,21 @@ class _MarkerVJPs:
         return lambda g, ans, *operands, node: g[slot]
 
 
-def _before_backward(node: BuiltinFunction, g):
+def _before_backward(node, g):
     """At the outputs' marker (operand 0: the token): the backward of ``node`` starts."""
     node._out_grad = tuple(None if gy is None else unbox_all(gy) for gy in g)
     node._pending = True
-    for hook in _state.hooks.values():
+    for hook in active_hooks(node):
         hook.backward_preprocess(node, node.in_data, node._out_grad)
     return numpy.zeros(0, numpy.float32)
 
 
-def _after_backward(node: BuiltinFunction, g):
+def _after_backward(node, g):
     """At the inputs' marker (operand 0: the first input): every primitive of ``node`` has been
     differentiated."""
     if node._pending:
         node._pending = False
-        for hook in _state.hooks.values():
+        for hook in active_hooks(node):
             hook.backward_postprocess(node, node.in_data, node._out_grad)
         if configuration.config.debug:
             from .function_node import _check_finite
@@ -293,8 +301,8 @@ def unmarked(record, *, through_exit: bool):
 
 # -- concrete hooks ------------------------------------------------------------------------------
 def _function_name(function) -> str:
-    """The name profiling hooks file ``function`` under: the class of a user-defined node (of
-    the wrapped ``Function`` for an old-style one), the label of a built-in function."""
+    """The name profiling hooks file ``function`` under: the class of its node (of the wrapped
+    ``Function`` for an old-style one), the label of a built-in function that has no class."""
     from .function_node import FunctionAdapter
 
     if isinstance(function, BuiltinFunction):

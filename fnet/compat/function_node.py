@@ -21,7 +21,18 @@ from . import configuration, function_hooks
 from .utils import type_check
 from .variable import LeafRecord, Variable, VariableNode, as_variable
 
-__all__ = ["FunctionNode", "Function", "FunctionAdapter", "node_of"]
+__all__ = [
+    "FunctionNode",
+    "Function",
+    "FunctionAdapter",
+    "node_of",
+    "attach",
+    "attached",
+    "attach_untraced",
+    "untraced_creator",
+    "tracer_node",
+    "rank_of",
+]
 
 
 def _forward_impl(*inputs, node):
@@ -494,7 +505,8 @@ class Forget(FunctionNode):
 
 
 class _PrimitiveNode:
-    """A view of a built-in operation in the graph, in the shape of a FunctionNode."""
+    """A view of a built-in operation in the graph, in the shape of a FunctionNode (for the
+    operations that no Chainer class stands for)."""
 
     def __init__(self, record: Record):
         self._record = record
@@ -505,12 +517,11 @@ class _PrimitiveNode:
 
     @property
     def inputs(self) -> tuple:
-        return tuple(_tracer_node(p) for p in self._record.parents if p is not None)
+        return tuple(tracer_node(p) for p in self._record.parents if p is not None)
 
     @property
     def rank(self) -> int:
-        ranks = [node_of(p.record).rank + 1 for p in self._record.parents if p is not None and _made(p)]
-        return max(ranks, default=0)
+        return max((rank_of(p) for p in self._record.parents if p is not None), default=0)
 
     def __eq__(self, other):
         return type(other) is _PrimitiveNode and other._record is self._record
@@ -519,11 +530,16 @@ class _PrimitiveNode:
         return hash(id(self._record))
 
 
-def _made(tracer: Tracer) -> bool:
-    return type(tracer.record) is not LeafRecord and tracer.record.primitive is not None
+def rank_of(tracer: Tracer) -> int:
+    """The rank of the variable ``tracer`` stands for: 0 for a leaf, else its creator's + 1."""
+    record = tracer.record
+    if type(record) is LeafRecord or record.primitive is None:
+        return 0
+    return node_of(record).rank + 1
 
 
-def _tracer_node(tracer: Tracer):
+def tracer_node(tracer: Tracer):
+    """The VariableNode of the variable ``tracer`` stands for."""
     from .variable import _owners
 
     record = tracer.record
@@ -531,8 +547,43 @@ def _tracer_node(tracer: Tracer):
     return variable.node if variable is not None else VariableNode(Variable._of(tracer))
 
 
+_attached: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # output record -> its node
+
+
+def attach(record: Record, node) -> None:
+    """Make ``node`` (a built-in function's node) the creator of the value ``record`` made."""
+    _attached[record] = node
+
+
+# Built-in functions applied to arrays only make Variables without a record; Chainer still gives
+# them a creator (while backprop is enabled). By the Variable's id, with a weak reference to it.
+_untraced: dict = {}
+
+
+def attach_untraced(variable: Variable, node) -> None:
+    """Make ``node`` the creator of ``variable``, an output that holds a plain array."""
+    key = id(variable)
+    forget = _untraced.pop  # bound now: the callback may run while the interpreter exits
+    _untraced[key] = (weakref.ref(variable, lambda _, key=key: forget(key, None)), node)
+
+
+def untraced_creator(variable: Variable):
+    """The node attached to ``variable`` by :func:`attach_untraced` (None if none)."""
+    entry = _untraced.get(id(variable))
+    return entry[1] if entry is not None and entry[0]() is variable else None
+
+
+def attached(record: Record):
+    """The built-in function's node attached to ``record`` (None if there is none)."""
+    return _attached.get(record)
+
+
 def node_of(record: Record):
-    """The node (a user's FunctionNode or a view of a built-in operation) that made ``record``."""
+    """The node that made ``record``: a built-in function's node attached to it, a user's
+    FunctionNode, or a view of a built-in operation."""
+    node = _attached.get(record)
+    if node is not None:
+        return node
     primitive = record.primitive
     if primitive is take_output:
         parent = record.parents[0]

@@ -379,10 +379,12 @@ class Variable:
     @property
     def creator_node(self):
         """The FunctionNode that made this variable (None for a leaf)."""
-        from .function_node import node_of
+        from .function_node import node_of, untraced_creator
 
         data = self._data
-        if type(data) is not Tracer or type(data.record) is LeafRecord:
+        if type(data) is not Tracer:  # a built-in function's output on arrays (no gradient)
+            return untraced_creator(self)
+        if type(data.record) is LeafRecord:
             return None
         if not any(p is not None for p in data.record.parents):  # cut by unchain_backward
             return None

@@ -62,7 +62,7 @@ def test_documented_usage_writes_a_dot_file(tmp_path):
     assert isinstance(g, c.ComputationalGraph)
 
 
-def test_builtin_functions_show_as_their_primitives():
+def test_builtin_functions_show_as_their_chainer_nodes():
     x = variable(2, 3, name="x")
     W = variable(4, 3, name="W", seed=1)
     y = F.relu(F.linear(x, W))
@@ -70,18 +70,18 @@ def test_builtin_functions_show_as_their_primitives():
     labels, edges = structure(c.build_computational_graph(y))
     assert labels == [
         "(2, 4), float32",
+        "LinearFunction",
+        "ReLU",
         "W: (4, 3), float32",
-        "_relu",
-        "linear",
         "x: (2, 3), float32",
         "y: (2, 4), float32",
     ]
     assert edges == [
-        ("(2, 4), float32", "_relu"),
-        ("W: (4, 3), float32", "linear"),
-        ("_relu", "y: (2, 4), float32"),
-        ("linear", "(2, 4), float32"),
-        ("x: (2, 3), float32", "linear"),
+        ("(2, 4), float32", "ReLU"),
+        ("LinearFunction", "(2, 4), float32"),
+        ("ReLU", "y: (2, 4), float32"),
+        ("W: (4, 3), float32", "LinearFunction"),
+        ("x: (2, 3), float32", "LinearFunction"),
     ]
 
 
@@ -135,8 +135,8 @@ def test_remove_variable_draws_function_to_function_edges():
     y = F.sum(F.sin(F.exp(x)))
     dot = c.build_computational_graph([y], remove_variable=True).dump()
     labels, edges = _structure(dot)
-    assert labels == ["_sum", "exp", "sin"]
-    assert edges == [("exp", "sin"), ("sin", "_sum")]
+    assert labels == ["Sum", "exp", "sin"]
+    assert edges == [("exp", "sin"), ("sin", "Sum")]
 
 
 def test_graph_of_a_double_backprop_gradient():

@@ -39,6 +39,7 @@ from .. import configuration
 from .._migration import keyword_error
 from .._random import next_key
 from ..functions import lift, unwrap, wrap
+from ..functions._tree import CLASSES, LINK_NODES
 from ..initializers import as_pure
 from ..link import ChainList, Link
 from ..variable import Parameter
@@ -244,7 +245,10 @@ def _lifted(cls: type, method: str):
         return function(*args, **kwargs)
 
     named.__name__ = cls.__name__ if method == "apply" else f"{cls.__name__}.{method}"
-    return lift(named)
+    lifted = lift(named)
+    if method == "apply" and cls.__name__ in LINK_NODES:  # the call makes Chainer's node (LinearFunction)
+        lifted.bind(CLASSES[LINK_NODES[cls.__name__]])
+    return lifted
 
 
 # The link class of each spec class, filled as the classes are defined (the package imports every

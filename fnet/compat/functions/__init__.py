@@ -14,22 +14,23 @@ from __future__ import annotations
 
 import functools
 import inspect
+import sys
 
 import numpy
 
-from .. import backend
-from .. import functions as _pure
-from .. import ops as _ops
-from ..autodiff.tracer import Tracer, unbox_all
-from ..errors import InvalidInputError
-from . import configuration
-from ._migration import keyword_error
-from ._random import next_key
-from .function_hooks import observe as _observe
-from .function_hooks import observing as _observing
-from .utils import type_check
-from .utils.sparse import CooMatrix, to_coo  # noqa: F401  (to_coo: in __all__, the Chainer layer's)
-from .variable import Variable
+from ... import backend
+from ... import functions as _pure
+from ... import ops as _ops
+from ...autodiff.tracer import Tracer, unbox_all
+from ...errors import InvalidInputError
+from .. import configuration
+from .._migration import keyword_error
+from .._random import next_key
+from ..function_hooks import observe as _observe
+from ..function_hooks import observing as _observing
+from ..utils import type_check
+from ..utils.sparse import CooMatrix, to_coo  # noqa: F401  (to_coo: in __all__, the Chainer layer's)
+from ..variable import Variable
 
 __all__ = list(_pure.__all__) + ["forget"]
 
@@ -79,9 +80,12 @@ _CONTAINERS = (list, tuple, CooMatrix)  # arguments that may hold Variables
 def lift(pure):
     """The Chainer-layer version of the pure function ``pure``.
 
-    While a function hook is active or debug mode is on, the call goes through
-    ``function_hooks.observe``, which shows it to the hooks under the pure function's name
-    (``'relu'``) and checks its results for NaN in debug mode; otherwise that costs one test.
+    A call makes the node of the Chainer class bound to it (:meth:`lifted.bind`; ``ReLU`` for
+    ``relu``), which becomes the ``creator`` of the outputs; the class's ``apply`` runs the same
+    code (``lifted.run``) with the node it is. While a function hook is active, the node has hooks
+    or debug mode is on, the call goes through ``function_hooks.observe``, which shows the node to
+    the hooks (the pure function's name where no class is bound) and checks the results for NaN
+    in debug mode; otherwise that costs one test.
     """
     parameters = inspect.signature(pure).parameters
     keyword_only = {name for name, p in parameters.items() if p.kind is p.KEYWORD_ONLY}
@@ -92,9 +96,9 @@ def lift(pure):
     operands = _MIXED_DTYPES.get(label)
     unchecked_operands = _MIXED_DTYPES_UNCHECKED.get(label)
     run = functools.partial(_run, pure)
+    node_class = None
 
-    @functools.wraps(pure)
-    def lifted(*args, **kwargs):
+    def call(node, args, kwargs):
         args = [
             a._data if isinstance(a, Variable) else unwrap(a) if type(a) in _CONTAINERS else a for a in args
         ]
@@ -108,14 +112,60 @@ def lift(pure):
             args, kwargs = _common_dtype(label, operands, args, kwargs)
         elif unchecked_operands is not None and not configuration.config.type_check:
             args, kwargs = _common_dtype(label, unchecked_operands, args, kwargs)
-        out = _observe(label, run, args, kwargs) if _observing() else _run(pure, args, kwargs)
-        if returns_extras and any(kwargs.get(k) for k in returns_extras):
-            return (wrap(out[0]), *(unbox_all(extra) for extra in out[1:]))  # extras stay arrays
-        return wrap(out)
+        kept = _keep_results(node, kwargs) if node is not None and node._keeps else None
+        if _observing() or (node is not None and node._local_hooks):
+            out = _observe(label if node is None else node, run, args, kwargs)
+        else:
+            out = _run(pure, args, kwargs)
+        if kept is not None:
+            out = _store_results(node, kept, returns_extras, kwargs, out)
+        extras = returns_extras and any(kwargs.get(k) for k in returns_extras)
+        if node is not None and node._attach(args, kwargs, out[0] if extras else out):
+            node = None
+        result = (wrap(out[0]), *(unbox_all(e) for e in out[1:])) if extras else wrap(out)  # extras: arrays
+        if node is not None and configuration.config.enable_backprop:
+            node._attach_untraced(args, kwargs, result[0] if extras else result)
+        return result
+
+    @functools.wraps(pure)
+    def lifted(*args, **kwargs):
+        return call(None if node_class is None else node_class.__new__(node_class), args, kwargs)
+
+    def bind(cls) -> None:
+        nonlocal node_class
+        node_class = cls
 
     lifted.__module__ = __name__
     lifted.__doc__ = _lifted_doc(pure)
+    lifted.run = call
+    lifted.bind = bind
     return lifted
+
+
+def _keep_results(node, kwargs: dict) -> list:
+    """Ask for the results the node keeps as attributes (``return_mask``...); the flags the caller
+    did not set."""
+    added = []
+    for name in node._keeps:
+        flag = f"return_{name}"
+        if not kwargs.get(flag):
+            kwargs[flag] = True
+            added.append(flag)
+    return added
+
+
+def _store_results(node, added: list, returns_extras: list, kwargs: dict, out):
+    """Set the node's kept attributes from ``out``; ``out`` without the results the caller did
+    not ask for."""
+    asked = [flag for flag in returns_extras if kwargs.get(flag)]
+    extras = dict(zip(asked, out[1:]))
+    for name in node._keeps:
+        value = extras[f"return_{name}"]
+        setattr(node, name, None if value is None else unbox_all(value))
+    for flag in added:
+        del kwargs[flag]
+    left = [extras[flag] for flag in asked if flag not in added]
+    return (out[0], *left) if left else out[0]
 
 
 # Chainer's connection functions take weights of another float dtype and compute in x's; its
@@ -127,7 +177,12 @@ _CONNECTIONS += ("deconvolution_1d", "deconvolution_2d", "deconvolution_3d", "de
 _CONNECTIONS += ("depthwise_convolution_2d", "dilated_convolution_2d", "local_convolution_2d")
 _CONNECTIONS += ("simplified_dropconnect",)
 _MIXED_DTYPES = {name: ("x", ((1, "W"), (2, "b"))) for name in _CONNECTIONS}
-_MIXED_DTYPES.update({name: (None, ((0, "a"), (1, "b"))) for name in ("matmul", "batch_matmul", "tensordot")})
+_MIXED_DTYPES.update(
+    {name: (None, ((0, "a"), (1, "b"))) for name in ("matmul", "batch_matmul", "tensordot", "sparse_matmul")}
+)
+# A dropout mask kept from one call (Chainer's Dropout node applied again, as gradient checks do
+# in float64) multiplies x in x's dtype. Keyword-only: read from kwargs (no position).
+_MIXED_DTYPES["dropout"] = ("x", ((sys.maxsize, "mask"),))
 # Chainer's type check asks for one dtype here; with type checking off (as in its numerical
 # gradient checks, which move x to float64) its arithmetic promotes.
 _MIXED_DTYPES_UNCHECKED = {
@@ -140,7 +195,7 @@ def _common_dtype(label: str, operands, args: list, kwargs: dict):
     first, others = operands
     slots = ([(0, first)] if first else []) + list(others)
     values = [args[i] if i < len(args) else kwargs.get(name) for i, name in slots]
-    dtypes = [getattr(unbox_all(v), "dtype", None) for v in values]
+    dtypes = [getattr(unbox_all(v.data if type(v) is _pure.CooMatrix else v), "dtype", None) for v in values]
     floats = {d for d in dtypes if d is not None and d.kind == "f"}
     if len(floats) < 2:
         return args, kwargs
@@ -151,7 +206,17 @@ def _common_dtype(label: str, operands, args: list, kwargs: dict):
     for (i, name), value, dtype in zip(slots, values, dtypes):
         if dtype is None or dtype.kind != "f" or dtype == target:
             continue
-        cast = _ops.astype(value, target)
+        if type(value) is _pure.CooMatrix:  # its data, recorded as given
+            cast = _pure.CooMatrix(
+                _ops.astype(value.data, target),
+                value.row,
+                value.col,
+                value.shape,
+                value.order,
+                requires_grad=True,
+            )
+        else:
+            cast = _ops.astype(value, target)
         if i < len(args):
             args[i] = cast
         else:
@@ -168,10 +233,10 @@ def _lifted_doc(pure) -> str:
     )
 
 
-def _in_place_statistics(pure, names: tuple[str, ...]):
-    """Lift a normalization that returns new running statistics; write them into the arrays
-    given, in place, as Chainer's function does, and return only the output."""
-    lifted = lift(pure)
+def _in_place_statistics(lifted, names: tuple[str, ...]):
+    """A lifted normalization that returns new running statistics, made to write them into the
+    arrays given, in place, as Chainer's function does, and return only the output."""
+    pure = lifted.__wrapped__
 
     @functools.wraps(pure)
     def with_statistics(*args, **kwargs):
@@ -196,16 +261,19 @@ _STATISTICS = {
     "decorrelated_batch_normalization": ("running_mean", "running_projection"),
 }
 
+_LIFTED: dict = {}  # name -> the lift of the pure function (node classes bind to these)
 for _name in _pure.__all__:
     if _name in ("CooMatrix", "to_coo"):  # the Chainer layer's own (data as a Variable)
         continue
     _f = getattr(_pure, _name)
     if not callable(_f) or isinstance(_f, type):
         globals()[_name] = _f
-    elif _name in _STATISTICS:
-        globals()[_name] = _in_place_statistics(_f, _STATISTICS[_name])
+        continue
+    _LIFTED[_name] = lift(_f)
+    if _name in _STATISTICS:
+        globals()[_name] = _in_place_statistics(_LIFTED[_name], _STATISTICS[_name])
     else:
-        globals()[_name] = lift(_f)
+        globals()[_name] = _LIFTED[_name]
 del _name, _f
 
 
@@ -225,7 +293,14 @@ def reshape(x, shape):
 def forget(func, *xs):
     """``func(*xs)`` without keeping its intermediate values: they are computed again during
     backward (Chainer's memory-saving ``F.forget``)."""
-    from .function_node import Forget
+    from ..function_node import Forget
 
     outputs = Forget(func).apply(xs)
     return outputs[0] if len(outputs) == 1 else outputs
+
+
+from .. import _modules  # noqa: E402
+from . import _tree  # noqa: E402  (Chainer's classes and module tree, made from the lifts above)
+
+_tree._declare(__name__, globals())
+_modules.adopt(globals())
