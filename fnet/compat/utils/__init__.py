@@ -3,7 +3,10 @@ alias sampler, and the :mod:`type_check` module."""
 
 from __future__ import annotations
 
+import contextlib
 import math
+import shutil
+import tempfile
 import warnings
 from collections import abc as collections_abc  # Chainer's chainer.utils.collections_abc
 
@@ -30,6 +33,12 @@ __all__ = [
     "get_deconv_outsize",
     "experimental",
     "WalkerAlias",
+    "tempdir",
+    "argument",
+    "cache",
+    "conv",
+    "conv_nd",
+    "precision",
 ]
 
 
@@ -175,3 +184,26 @@ class WalkerAlias:
     def sample_xp(self, xp, shape):
         """An int32 array of ``shape`` indices drawn with the random state of ``xp``."""
         return self._sampler._choose(xp.random.uniform(0, len(self.threshold), shape))
+
+
+@contextlib.contextmanager
+def tempdir(ignore_errors: bool = False, **kwargs):
+    """A new temporary directory (``tempfile.mkdtemp(**kwargs)``) for the ``with`` block, removed
+    with its contents afterwards (errors while removing it ignored if ``ignore_errors``).
+
+    >>> import os
+    >>> with tempdir(prefix="fnet") as path:
+    ...     os.path.isdir(path)
+    True
+    >>> os.path.exists(path)
+    False
+    """
+    path = tempfile.mkdtemp(**kwargs)
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=ignore_errors)
+
+
+# Chainer's submodules of chainer.utils, attributes after ``import chainer`` (they import the above)
+from . import argument, cache, conv, conv_nd, precision  # noqa: E402
