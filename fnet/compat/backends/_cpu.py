@@ -48,6 +48,15 @@ def array_to_cpu(array):
     )
 
 
+def _to_cpu(arrays):
+    """An array, or each array of a list or tuple, as NumPy (Chainer's ``backends._cpu._to_cpu``).
+
+    >>> _to_cpu([numpy.float32(1), None])
+    [array(1., dtype=float32), None]
+    """
+    return convert_arrays(arrays, array_to_cpu)
+
+
 class Device(_core.Device, metaclass=abc.ABCMeta):
     """A device as Chainer sees it: a name (``'@numpy'``, ``'@cupy:0'``), an array module
     ``xp``, and ``send`` to move arrays there. Subclasses define ``name``, ``xp``,
