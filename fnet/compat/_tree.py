@@ -112,6 +112,11 @@ TABLES: dict[str, dict[str, str]] = {
     "training": {
         "_updater": "Updater",
     },
+    "training.extensions": {
+        "_snapshot": (
+            "snapshot snapshot_object _find_snapshot_files _find_latest_snapshot _find_stale_snapshots"
+        ),
+    },
     "training.triggers": {
         "early_stopping_trigger": "EarlyStoppingTrigger",
         "interval_trigger": "IntervalTrigger",
