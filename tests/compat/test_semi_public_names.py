@@ -45,3 +45,17 @@ def test_chainerx_ndarray_is_a_type_no_array_belongs_to():
 def test_testing_private_names_chainer_tests_read():
     assert matrix._broadcast_to(numpy.ones(2), (3, 2)).shape == (3, 2)
     assert parameterized._product_dict_orig is parameterized.product_dict
+
+
+def test_memory_layouts_convert_shapes_between_channel_first_and_last():
+    from fnet.compat import memory_layouts as layouts
+
+    image = numpy.zeros((2, 5, 7, 3))
+    assert layouts.get_semantic_shape(image, assumed_layout=layouts.CUDNN_CHANNEL_LAST_X) == (2, 3, 5, 7)
+    assert layouts.get_semantic_shape(image) == layouts.get_raw_shape(image) == (2, 5, 7, 3)
+    axes = layouts._get_layout_transpose_axes(4, layouts.CUDNN_CHANNEL_FIRST_W, layouts.CUDNN_CHANNEL_LAST_W)
+    assert axes == (0, 2, 3, 1)
+    back = layouts._get_layout_transpose_axes(4, None, layouts.CUDNN_CHANNEL_LAST_X, inverse=True)
+    assert back == (0, 3, 1, 2)
+    with pytest.raises(ValueError, match="unknown layout conversion"):
+        layouts._get_layout_transpose_axes(4, layouts.CUDNN_CHANNEL_LAST_X, layouts.CUDNN_CHANNEL_LAST_W)
