@@ -33,6 +33,11 @@ TABLES: dict[str, dict[str, str]] = {
         "dataset_mixin": "DatasetMixin",
         "iterator": "Iterator",
     },
+    "dataset.tabular": {
+        "delegate_dataset": "DelegateDataset",
+        "from_data": "from_data",
+        "tabular_dataset": "dataset:TabularDataset",
+    },
     "links": {
         "activation.maxout": "Maxout",
         "activation.prelu": "PReLU",

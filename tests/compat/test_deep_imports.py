@@ -72,3 +72,16 @@ def test_semi_private_modules_chainer_tests_import(alias):  # noqa: F811
 
 def chainer_version() -> str:
     return importlib.import_module("chainer").__version__
+
+
+def test_every_declared_module_imports_with_its_names():
+    from fnet.compat import _modules, _tree
+
+    declared = _modules.declared("fnet.compat")
+    for package, rows in _tree.TABLES.items():
+        for module, names in rows.items():
+            full = ".".join(filter(None, ["fnet.compat", package, module]))
+            assert full in declared
+            made = importlib.import_module(full)
+            for entry in names.split():
+                assert hasattr(made, entry.rpartition(":")[2]), (full, entry)
