@@ -35,7 +35,6 @@ TABLES: dict[str, dict[str, str]] = {
     },
     "dataset.tabular": {
         "delegate_dataset": "DelegateDataset",
-        "from_data": "from_data",
         "tabular_dataset": "dataset:TabularDataset",
     },
     "links": {
@@ -138,7 +137,6 @@ TABLES: dict[str, dict[str, str]] = {
     "utils": {
         "_collections": "collections:OrderedDict",
         "array": "size_of_shape sum_to",
-        "experimental": "experimental",
         "walker_alias": "WalkerAlias",
     },
 }

@@ -4,6 +4,8 @@ each imports a module by its Chainer path and reads one name Chainer code reads 
 from __future__ import annotations
 
 import importlib
+import subprocess
+import sys
 
 import pytest
 
@@ -85,3 +87,23 @@ def test_every_declared_module_imports_with_its_names():
             made = importlib.import_module(full)
             for entry in names.split():
                 assert hasattr(made, entry.rpartition(":")[2]), (full, entry)
+
+
+_SHADOWED = """
+import importlib, types
+from fnet.compat import _tree
+for package, rows in _tree.TABLES.items():
+    for module in rows:
+        above, _, leaf = ".".join(filter(None, ["fnet.compat", package, module])).rpartition(".")
+        present = vars(importlib.import_module(above)).get(leaf)
+        if present is not None and not isinstance(present, types.ModuleType):
+            print(above, leaf)
+"""
+
+
+def test_no_declared_module_shadows_a_name_of_the_module_above_it():
+    # importing a submodule makes it an attribute of its parent: a declared module must not take
+    # the place of a name the parent has (utils.experimental, the function), as seen before any
+    # declared module is imported
+    found = subprocess.run([sys.executable, "-c", _SHADOWED], capture_output=True, text=True, check=True)
+    assert found.stdout == ""
