@@ -187,3 +187,33 @@ def test_gpu_device_round_trip():
     kernel = cuda.elementwise("T x", "T y", "y = 2 * x", "fnet_test_double")
     numpy.testing.assert_array_equal(cuda.to_cpu(kernel(g)), 2 * a)
     assert not backend.is_arrays_compatible([a, g])
+
+
+def test_a_device_class_written_as_in_chainer_can_be_made_and_keeps_attributes():
+    class Named(backend.Device):
+        xp = numpy
+        supported_array_types = (numpy.ndarray,)
+
+        def __init__(self, index):
+            self.index = index
+
+        def __str__(self):
+            return f"@named:{self.index}"
+
+        def send_array(self, array):
+            return array.copy()
+
+    device = Named(2)
+    assert device.index == 2 and device.name == "@named:2"
+    assert device.is_array_supported(numpy.zeros(1)) and not device.is_array_supported([0])
+    with pytest.raises(AttributeError):  # attrs' FrozenInstanceError
+        backend.CpuDevice().index = 1  # fnet's own devices stay immutable
+
+    class Unnamed(backend.Device):
+        xp = numpy
+
+        def send_array(self, array):
+            return array
+
+    with pytest.raises(NotImplementedError, match="must define the property name"):
+        Unnamed().name  # noqa: B018
