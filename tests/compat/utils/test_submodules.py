@@ -128,3 +128,16 @@ def test_tempdir_is_removed_after_the_block():
     with tempdir(prefix="fnet-test") as path:
         open(os.path.join(path, "file"), "w").close()
     assert not os.path.exists(path)
+
+
+def test_get_order_tells_row_sorted_column_sorted_and_other():
+    from fnet.compat.utils import get_order
+
+    row, col = numpy.array([0, 0, 1, 2, -1]), numpy.array([1, 3, 0, 2, -1])  # the last is padding
+    assert get_order(row, col) == "C"
+    assert get_order(col, row) == "F"
+    assert get_order(numpy.array([0, 2, 4, 1, 3]), numpy.array([1, 3, 0, 2, 4])) == "other"
+    batch_row = numpy.array([[0, 1], [1, 0]])
+    assert get_order(batch_row, numpy.zeros((2, 2), int)) == "other"  # the second matrix is not sorted
+    with pytest.raises(ValueError, match="invalid index combination"):
+        get_order(numpy.array([0, -1]), numpy.array([0, 1]))
