@@ -117,6 +117,7 @@ TABLES: dict[str, dict[str, str]] = {
         "_updater": "Updater",
     },
     "training.extensions": {
+        "util": "training._progress:ProgressBar",
         "_snapshot": (
             "snapshot snapshot_object _find_snapshot_files _find_latest_snapshot _find_stale_snapshots"
         ),

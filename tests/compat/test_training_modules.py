@@ -32,3 +32,24 @@ def test_snapshot_helpers_find_the_latest_and_the_stale_files(tmp_path):
 def test_extension_modules_are_attributes_of_the_package():
     assert extensions.variable_statistics_plot.VariableStatisticsPlot is extensions.VariableStatisticsPlot
     assert extensions.log_report.LogReport is extensions.LogReport
+
+
+def test_util_progress_bar_redraws_the_lines_of_a_subclass():
+    import io
+
+    import pytest
+
+    from fnet.compat.training.extensions import util
+
+    class Two(util.ProgressBar):
+        def get_lines(self):
+            return ["a\n", "b\n"]
+
+    out = io.StringIO()
+    bar = Two(bar_length=10, out=out)
+    bar.update()
+    bar.close()
+    assert out.getvalue() == "\033[Ja\nb\n\033[2A\033[J"
+    assert bar._bar_length == 10 and bar.update_speed(0, 0.0) == (float("inf"), float("inf"))
+    with pytest.raises(TypeError):
+        util.ProgressBar()  # get_lines is for a subclass to give
