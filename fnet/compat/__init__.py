@@ -20,6 +20,7 @@ _operators.install()
 
 from . import (  # noqa: E402  (the operators are installed before anything uses Variables)
     _migration,  # noqa: E402
+    _tree,
     backend,
     backends,
     computational_graph,
@@ -173,4 +174,5 @@ __all__ = [
     "disable_experimental_feature_warning",
 ]
 
+_tree.install()  # Chainer's module paths outside chainer.functions (chainer.links.connection.linear...)
 _migration.install()  # removed v1 names (chainer.FunctionSet...) explain what replaces them

@@ -10,7 +10,7 @@ import numpy
 from .. import __version__ as _fnet_version
 from .backends import cuda
 
-__all__ = ["print_runtime_info"]
+__all__ = ["print_runtime_info"]  # chainer._runtime_info also reads _get_runtime_info
 
 
 def _describe() -> str:
@@ -31,6 +31,21 @@ def _describe() -> str:
     return "".join(line + "\n" for line in lines)
 
 
+class _RuntimeInfo:
+    """The versions, taken when made; ``str()`` gives the text ``print_runtime_info`` writes."""
+
+    def __init__(self) -> None:
+        self._text = _describe()
+
+    def __str__(self) -> str:
+        return self._text
+
+
+def _get_runtime_info() -> _RuntimeInfo:
+    """The versions fnet runs with now (Chainer's ``chainer._runtime_info._get_runtime_info``)."""
+    return _RuntimeInfo()
+
+
 def print_runtime_info(out=None) -> None:
     """Write the platform and the versions of fnet, NumPy and CuPy (with CUDA, cuDNN and NCCL)
     to ``out`` (``sys.stdout`` by default), one per line as Chainer does.
@@ -42,6 +57,6 @@ def print_runtime_info(out=None) -> None:
     NumPy: ...
     """
     out = sys.stdout if out is None else out
-    out.write(_describe())
+    out.write(str(_get_runtime_info()))
     if hasattr(out, "flush"):
         out.flush()

@@ -198,3 +198,33 @@ def test_private_to_cpu_that_chainers_tests_use():
     converted = _cpu._to_cpu((a, None, numpy.float32(2)))
     assert type(converted) is tuple and converted[0] is a and converted[1] is None
     assert isinstance(converted[2], numpy.ndarray)
+
+
+def test_a_device_class_written_as_in_chainer_can_be_made_and_keeps_attributes():
+    class Named(backend.Device):
+        xp = numpy
+        supported_array_types = (numpy.ndarray,)
+
+        def __init__(self, index):
+            self.index = index
+
+        def __str__(self):
+            return f"@named:{self.index}"
+
+        def send_array(self, array):
+            return array.copy()
+
+    device = Named(2)
+    assert device.index == 2 and device.name == "@named:2"
+    assert device.is_array_supported(numpy.zeros(1)) and not device.is_array_supported([0])
+    with pytest.raises(AttributeError):  # attrs' FrozenInstanceError
+        backend.CpuDevice().index = 1  # fnet's own devices stay immutable
+
+    class Unnamed(backend.Device):
+        xp = numpy
+
+        def send_array(self, array):
+            return array
+
+    with pytest.raises(NotImplementedError, match="must define the property name"):
+        Unnamed().name  # noqa: B018

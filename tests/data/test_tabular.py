@@ -119,6 +119,26 @@ def test_concat():
         first.concat(first.slice[:, ("a",)])
 
 
+@pytest.mark.parametrize(
+    ("rows_asked", "first_asked", "second_asked"),
+    [
+        (slice(1, 9, 3), slice(1, 9, 3), None),  # 1, 4, 7 | none of the second
+        (slice(13, 6, -2), slice(9, 6, -2), slice(3, None, -2)),  # 13, 11 | 9, 7
+        (slice(None, None, -4), slice(6, None, -4), slice(4, None, -4)),  # 14, 10 | 6, 2
+        (slice(10, 15), None, slice(0, 5, 1)),  # the second dataset only
+    ],
+)
+def test_concat_asks_each_dataset_for_its_part_of_a_slice_as_a_slice(rows_asked, first_asked, second_asked):
+    first, second = Table(10), Table(5)
+    both = first.concat(second)
+    got = both.get_examples(rows_asked, None)
+    numpy.testing.assert_array_equal(
+        numpy.asarray(got, int)[0], numpy.r_[numpy.arange(10), numpy.arange(5)][rows_asked]
+    )
+    asked = [[call[0] for call in table.calls] for table in (first, second)]
+    assert asked == [[] if part is None else [part] for part in (first_asked, second_asked)]
+
+
 def test_join():
     left = Table(3)
     right = from_data((("d", [7, 8, 9]), ("e", numpy.array([1.5, 2.5, 3.5]))))

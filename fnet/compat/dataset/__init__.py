@@ -12,6 +12,7 @@ from ...data.download import (
 )
 from ...data.iterator import Iterator
 from . import convert, download, tabular
+from .convert import ConcatWithAsyncTransfer
 
 __all__ = [
     "convert",
@@ -23,6 +24,7 @@ __all__ = [
     "Converter",
     "converter",
     "concat_examples",
+    "ConcatWithAsyncTransfer",
     "to_device",
     "get_dataset_root",
     "set_dataset_root",

@@ -1,5 +1,7 @@
 """``chainer.datasets.image_dataset``: objects of ``chainer.datasets`` under Chainer's module path."""
 
+import importlib.util
+
 from . import (
     ImageDataset,
     LabeledImageDataset,
@@ -8,7 +10,12 @@ from . import (
     ZippedImageDataset,
 )
 
+available = (
+    importlib.util.find_spec("PIL") is not None
+)  # whether Pillow, which reads the images, is installed
+
 __all__ = [
+    "available",
     "ImageDataset",
     "LabeledImageDataset",
     "LabeledZippedImageDataset",

@@ -134,6 +134,26 @@ def generate_array(initializer, shape, xp, dtype=None, device=None):
     return _pure.generate_array(pure, shape, xp, dtype=dtype, device=device, key=next_key())
 
 
+def _get_initializer(initializer):
+    """The Chainer-style initializer (``init(array)``) that an initial value of a link stands for:
+    LeCunNormal for None, Constant for a number or an array, a callable itself.
+
+    >>> type(_get_initializer(0.5)).__name__, type(_get_initializer(None)).__name__
+    ('Constant', 'LeCunNormal')
+    """
+    if initializer is None:
+        return LeCunNormal()
+    if backend.is_array(initializer) or numpy.isscalar(initializer):
+        return Constant(initializer)
+    if not callable(initializer):
+        raise TypeError(
+            f"_get_initializer: expected an initializer (a callable, an array or a scalar), "
+            f"got {type(initializer).__name__}\n"
+            "  hint: pass chainer.initializers.Normal(0.05), a number, or an array of the parameter's shape"
+        )
+    return initializer
+
+
 def _nan_filler():
     """The initializer of a Parameter made without one: NaN, so a forgotten init shows."""
     return NaN()

@@ -8,7 +8,7 @@ import importlib
 
 import numpy
 
-__all__ = ["pytest_or_none", "numpy1_printing", "raise_wrapped"]
+__all__ = ["pytest_or_none", "availability", "numpy1_printing", "raise_wrapped"]
 
 
 @functools.cache
@@ -19,6 +19,42 @@ def pytest_or_none():
         return importlib.import_module("pytest")
     except ImportError:
         return None
+
+
+@functools.cache
+def _pytest_import_error() -> ImportError | None:
+    try:
+        importlib.import_module("pytest")
+    except ImportError as error:
+        return error
+    return None
+
+
+def availability(module_name: str):
+    """``(is_available, check_available, get_error)`` of a Chainer testing module that needs pytest:
+    whether pytest imports, raising ``RuntimeError`` (naming the module) if not, and the ImportError.
+
+    >>> is_available, check_available, get_error = availability("fnet.compat.testing.attr")
+    >>> is_available(), check_available(), get_error()
+    (True, None, None)
+    """
+    name = module_name.replace("fnet.compat", "chainer", 1)
+
+    def is_available() -> bool:
+        return _pytest_import_error() is None
+
+    def check_available() -> None:
+        error = _pytest_import_error()
+        if error is not None:
+            raise RuntimeError(
+                f"{name} is not available: it needs pytest ({type(error).__name__}: {error})\n"
+                "  hint: pip install pytest"
+            )
+
+    def get_error() -> ImportError | None:
+        return _pytest_import_error()
+
+    return is_available, check_available, get_error
 
 
 def numpy1_printing():

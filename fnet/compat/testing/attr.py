@@ -17,9 +17,11 @@ import unittest
 
 from ... import backend
 from . import _bundle
-from ._util import pytest_or_none
+from ._util import availability, pytest_or_none
 
 __all__ = ["gpu", "multi_gpu", "cudnn", "chainerx", "ideep", "slow"]
+
+is_available, check_available, get_error = availability(__name__)  # whether pytest is there
 
 
 def _gpu_count() -> int:

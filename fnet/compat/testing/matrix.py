@@ -43,3 +43,6 @@ def generate_matrix(shape, dtype=float, *, singular_values=None) -> numpy.ndarra
     u, s, vh = numpy.linalg.svd(a, full_matrices=False)
     a = numpy.einsum("...ik,...k,...kj->...ij", u, numpy.broadcast_to(singular_values, s.shape), vh)
     return a.astype(dtype)
+
+
+_broadcast_to = numpy.broadcast_to  # Chainer's name for it here, which its tests read

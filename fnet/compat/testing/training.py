@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from ._util import availability
+
 __all__ = ["get_trainer_with_mock_updater"]
+
+is_available, check_available, get_error = availability(__name__)  # whether pytest is there
 
 
 def get_trainer_with_mock_updater(stop_trigger=(10, "iteration"), iter_per_epoch=10, extensions=None):

@@ -12,10 +12,13 @@ from .. import functions
 from ..function_node import Function
 from ..variable import Variable
 from . import attr
+from ._util import availability
 from .array import assert_allclose
 from .parameterized import parameterize, product
 
 __all__ = ["unary_math_function_unittest"]
+
+is_available, check_available, get_error = availability(__name__)  # whether pytest is there
 
 
 def _func_name(func) -> str:

@@ -36,11 +36,36 @@ from ...training.extensions import (
     snapshot_writers,
     unchain_variables,
 )
+from ...training.extensions import _snapshot as _core_snapshot  # (_snapshot: the Chainer module)
+
+_CHAINER_OWN = {"_snapshot"}  # modules whose Chainer names differ: declared in fnet.compat._tree
 
 for _info in pkgutil.iter_modules(_extensions.__path__):
-    sys.modules.setdefault(
-        f"{__name__}.{_info.name}", importlib.import_module(f"{_extensions.__name__}.{_info.name}")
-    )
+    if _info.name not in _CHAINER_OWN:
+        _module = importlib.import_module(f"{_extensions.__name__}.{_info.name}")
+        sys.modules.setdefault(f"{__name__}.{_info.name}", _module)
+        globals().setdefault(_info.name, _module)  # an attribute, as after Chainer's own imports
+
+
+# -- the helpers of Chainer's chainer.training.extensions._snapshot, on fnet's snapshot files ----
+def _find_snapshot_files(fmt: str, path: str) -> list[tuple[int, str]]:
+    """``(mtime, name)`` of the snapshot files in ``path`` (names with ``fmt``'s prefix and
+    suffix), oldest first."""
+    return _core_snapshot._snapshot_files(fmt, path)
+
+
+def _find_latest_snapshot(fmt: str, path: str) -> str | None:
+    """The name of the newest snapshot file in ``path``, or None if there is none."""
+    newest = _core_snapshot._snapshots_newest_first(fmt, path)
+    return newest[0] if newest else None
+
+
+def _find_stale_snapshots(fmt: str, path: str, n_retains: int, **kwargs):
+    """The names of the snapshot files in ``path`` older than the ``n_retains`` newest, oldest
+    first (``num_retain=`` is Chainer's older spelling of ``n_retains``)."""
+    n_retains = _core_snapshot._renamed_num_retain(kwargs, n_retains)
+    yield from _core_snapshot._stale_snapshots(fmt, path, n_retains)
+
 
 __all__ = [
     "snapshot_writers",

@@ -3,7 +3,10 @@ alias sampler, and the :mod:`type_check` module."""
 
 from __future__ import annotations
 
+import contextlib
 import math
+import shutil
+import tempfile
 import warnings
 from collections import abc as collections_abc  # Chainer's chainer.utils.collections_abc
 
@@ -11,6 +14,7 @@ import numpy
 
 from ... import backend
 from ...functions import convolution as _convolution
+from ...functions import sparse as _sparse
 from ...nn import loss as _loss
 from ...ops import shape as _shape
 from . import sparse, type_check
@@ -31,6 +35,13 @@ __all__ = [
     "get_deconv_outsize",
     "experimental",
     "WalkerAlias",
+    "tempdir",
+    "get_order",
+    "argument",
+    "cache",
+    "conv",
+    "conv_nd",
+    "precision",
 ]
 
 
@@ -176,3 +187,56 @@ class WalkerAlias:
     def sample_xp(self, xp, shape):
         """An int32 array of ``shape`` indices drawn with the random state of ``xp``."""
         return self._sampler._choose(xp.random.uniform(0, len(self.threshold), shape))
+
+
+@contextlib.contextmanager
+def tempdir(ignore_errors: bool = False, **kwargs):
+    """A new temporary directory (``tempfile.mkdtemp(**kwargs)``) for the ``with`` block, removed
+    with its contents afterwards (errors while removing it ignored if ``ignore_errors``).
+
+    >>> import os
+    >>> with tempdir(prefix="fnet") as path:
+    ...     os.path.isdir(path)
+    True
+    >>> os.path.exists(path)
+    False
+    """
+    path = tempfile.mkdtemp(**kwargs)
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=ignore_errors)
+
+
+def get_order(row, col) -> str:
+    """How the entries of a COO matrix (or a batch of them, one per row of ``row``/``col``) with
+    these indices are sorted: ``'C'`` by row then column, ``'F'`` by column then row, else
+    ``'other'``. Entries whose row and column are -1 are padding.
+
+    >>> get_order(numpy.array([0, 0, 1]), numpy.array([0, 2, 1]))
+    'C'
+    >>> get_order(numpy.array([1, 0]), numpy.array([0, 1]))
+    'F'
+    """
+    if row.shape != col.shape:
+        raise ValueError(
+            f"get_order: expected row and col of one shape, got {row.shape} and {col.shape}\n"
+            "  hint: pass the row and col arrays of one COO matrix"
+        )
+    if bool(((row >= 0) != (col >= 0)).any()):
+        raise ValueError(
+            "get_order: invalid index combination of row and col: an entry has -1 in only one of them\n"
+            "  hint: padding entries have -1 in both row and col"
+        )
+    valid = row >= 0
+    xp = backend.xp(row, col)
+    shape = (int(row.max()) + 1, int(col.max()) + 1) if row.size else (1, 1)
+    if _sparse._is_c_order(xp, row, col, valid, shape):
+        return "C"
+    if _sparse._is_c_order(xp, col, row, valid, shape[::-1]):
+        return "F"
+    return "other"
+
+
+# Chainer's submodules of chainer.utils, attributes after ``import chainer`` (they import the above)
+from . import argument, cache, conv, conv_nd, precision  # noqa: E402

@@ -137,6 +137,9 @@ def _text(value) -> str:
     return repr(value)
 
 
+_repr = _text  # Chainer's name for it (its tests read type_check._repr)
+
+
 def _grouped(value, loosest: int) -> str:
     """The text of ``value``, parenthesized when it is an expression binding looser than ``loosest``."""
     if isinstance(value, Expr) and value.priority < loosest:
@@ -467,6 +470,11 @@ def get_types(
     """The types of the arrays ``data`` as a :class:`TypeInfoTuple` whose items are named
     ``<name>[i]``; None items are allowed when ``accept_none``. ``shapes`` replaces the arrays'
     own shapes (for layouts whose semantic shape differs)."""
+    if not isinstance(data, (tuple, list)):
+        raise AssertionError(  # Chainer's type for this misuse
+            f"get_types: expected the tuple of input (or output) arrays, got {type(data).__name__}\n"
+            "  hint: pass in_data as the tuple the function received, e.g. get_types((x,), 'in_types', False)"
+        )
     data = tuple(data)
     shapes = (None,) * len(data) if shapes is None else tuple(shapes)
     types = TypeInfoTuple(_type_of(name, i, x, accept_none, s) for i, (x, s) in enumerate(zip(data, shapes)))

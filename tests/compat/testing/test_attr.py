@@ -144,3 +144,16 @@ def test_outcomes_under_pytest(pytester):
         )
     finally:
         monkey.undo()
+
+
+def test_testing_modules_say_whether_pytest_is_available(monkeypatch):
+    from fnet.compat.testing import _util, training, unary_math_function_test
+
+    for module in (attr, training, unary_math_function_test):
+        assert module.is_available() and module.get_error() is None
+        module.check_available()
+    missing = ImportError("No module named 'pytest'")
+    monkeypatch.setattr(_util, "_pytest_import_error", lambda: missing)
+    assert not attr.is_available() and attr.get_error() is missing
+    with pytest.raises(RuntimeError, match=r"chainer.testing.attr is not available: it needs pytest"):
+        attr.check_available()

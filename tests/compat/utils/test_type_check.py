@@ -235,3 +235,10 @@ def test_type_check_can_be_turned_off():
     arrays = [numpy.zeros((3, 2), numpy.float32)]
     with chainer.using_config("type_check", False):
         Check("T.expect(t[0].ndim == 5)").apply(arrays)
+
+
+def test_get_types_refuses_what_is_not_a_tuple_of_arrays_with_chainers_assertion():
+    with pytest.raises(AssertionError, match="expected the tuple of input"):
+        T.get_types(1, "in_types", False)
+    assert T._repr((T.Constant(0),)) == "(0,)"
+    assert T._repr([[T.Constant(0)]]) == "[[0]]"

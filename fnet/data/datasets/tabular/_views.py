@@ -233,10 +233,12 @@ class Concat(TabularDataset):
         if indices is None:
             parts = [dataset.get_examples(None, key_indices) for dataset in self._datasets]
             return tuple([value for part in parts for value in part[c]] for c in range(n_columns))
+        if isinstance(indices, slice):
+            return self._slice_examples(indices, key_indices, n_columns)
         offsets = [0]
         for dataset in self._datasets:
             offsets.append(offsets[-1] + len(dataset))
-        rows = range(*indices.indices(offsets[-1])) if isinstance(indices, slice) else indices
+        rows = indices
         requests: dict[int, list[int]] = {}  # dataset number -> its rows, in the order asked
         located = []  # for each row asked: (dataset number, position in that dataset's request)
         for row in rows:
@@ -250,6 +252,32 @@ class Concat(TabularDataset):
         if len(parts) == 1:
             return next(iter(parts.values()))
         return tuple([parts[n][c][p] for n, p in located] for c in range(n_columns))
+
+    def _slice_examples(self, indices: slice, key_indices, n_columns: int):
+        """The rows of a slice: each dataset is asked for its part as a slice too (so that a
+        dataset that reads slices fast stays fast), in the order the slice walks them."""
+        start, stop, step = indices.indices(len(self))
+        parts, offset = [], 0
+        for dataset in self._datasets:
+            size = len(dataset)
+            first, last = start - offset, stop - offset
+            if step > 0:
+                first = first % step if first < 0 else first  # the first row of this dataset reached
+                last = min(last, size)
+            else:
+                first = size - 1 - (size - 1 - first) % -step if first >= size else first
+                last = max(last, -1)
+            if len(range(first, last, step)):
+                part = slice(first, None if last < 0 else last, step)
+                parts.append(dataset.get_examples(part, key_indices))
+            offset += size
+        if step < 0:
+            parts.reverse()
+        if not parts:
+            return tuple([] for _ in range(n_columns))
+        if len(parts) == 1:
+            return parts[0]
+        return tuple([value for part in parts for value in part[c]] for c in range(n_columns))
 
     def convert(self, data):
         return self._datasets[0].convert(data)
