@@ -1,8 +1,7 @@
 """``chainerx`` as a Chainer build without ChainerX shows it: ``is_available()`` is False.
 
 Chainer's examples ``import chainerx`` and test ``chainerx.is_available()`` before choosing a
-device; ``install_alias()`` makes that import find this module. fnet has no ChainerX. As in
-such a build, ``ndarray`` is a class for ``isinstance`` tests that no array belongs to.
+device; ``install_alias()`` makes that import find this module. fnet has no ChainerX.
 """
 
 __all__ = ["is_available", "ndarray"]
@@ -13,11 +12,12 @@ def is_available() -> bool:
     return False
 
 
-class ndarray:  # noqa: N801 - ChainerX's name
-    """ChainerX's array type, for ``isinstance`` tests only: it cannot be made."""
+class ndarray:  # noqa: N801  (ChainerX's name)
+    """ChainerX's array type, for ``isinstance`` checks only: no array is one, and making one fails
+    (as in a Chainer built without ChainerX)."""
 
     def __init__(self, *args, **kwargs):
         raise RuntimeError(
-            "chainerx.ndarray: chainerx is not available.\n"
-            "  hint: fnet has no ChainerX; use NumPy or CuPy arrays"
+            "chainerx.ndarray: ChainerX is not available in fnet\n"
+            "  hint: use NumPy arrays (or CuPy arrays on a GPU); check chainerx.is_available() first"
         )

@@ -694,7 +694,7 @@ def test_chainerx_ndarray_is_a_type_no_array_belongs_to():
     from fnet.compat import chainerx
 
     assert not isinstance(numpy.ones(1), chainerx.ndarray)
-    with pytest.raises(RuntimeError, match="chainerx is not available"):
+    with pytest.raises(RuntimeError, match="ChainerX is not available"):
         chainerx.ndarray((2,))
 
 

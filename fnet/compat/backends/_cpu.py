@@ -49,7 +49,11 @@ def array_to_cpu(array):
 
 
 def _to_cpu(arrays):
-    """Chainer's private ``_cpu._to_cpu``: an array, or each of a list or tuple, on the CPU."""
+    """An array, or each array of a list or tuple, as NumPy (Chainer's ``backends._cpu._to_cpu``).
+
+    >>> _to_cpu([numpy.float32(1), None])
+    [array(1., dtype=float32), None]
+    """
     return convert_arrays(arrays, array_to_cpu)
 
 
@@ -65,9 +69,14 @@ class Device(_core.Device, metaclass=abc.ABCMeta):
     supported_array_types: tuple = ()
 
     @property
-    @abc.abstractmethod
     def name(self) -> str:
-        """The device's unique name."""
+        """The device's unique name (a subclass defines it, or ``__str__``, Chainer's older way)."""
+        if type(self).__str__ is not Device.__str__:
+            return str(self)
+        raise NotImplementedError(
+            f"{type(self).__name__}.name: a Device subclass must define the property name\n"
+            "  hint: e.g. `name = property(lambda self: '@mydevice:0')`"
+        )
 
     @property
     @abc.abstractmethod
@@ -78,12 +87,20 @@ class Device(_core.Device, metaclass=abc.ABCMeta):
     def send_array(self, array):
         """``array`` moved to this device."""
 
-    @abc.abstractmethod
     def is_array_supported(self, array) -> bool:
-        """Whether ``array`` lives on this device."""
+        """Whether ``array`` lives on this device (by default: is one of ``supported_array_types``)."""
+        return isinstance(array, self.supported_array_types)
 
     def __str__(self) -> str:
         return self.name
+
+    def __setattr__(self, name: str, value) -> None:
+        # fnet's devices are immutable values; a device class written by a program (Chainer's
+        # are plain classes) keeps its attributes as any object does
+        if type(self).__module__.startswith("fnet."):
+            super().__setattr__(name, value)
+        else:
+            object.__setattr__(self, name, value)
 
     def __eq__(self, other) -> bool:
         return isinstance(other, _core.Device) and str(other) == self.name

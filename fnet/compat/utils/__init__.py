@@ -14,7 +14,6 @@ import numpy
 
 from ... import backend
 from ...functions import convolution as _convolution
-from ...functions import sparse as _sparse
 from ...nn import loss as _loss
 from ...ops import shape as _shape
 from . import sparse, type_check
@@ -36,7 +35,6 @@ __all__ = [
     "experimental",
     "WalkerAlias",
     "tempdir",
-    "get_order",
     "argument",
     "cache",
     "conv",
@@ -206,36 +204,6 @@ def tempdir(ignore_errors: bool = False, **kwargs):
         yield path
     finally:
         shutil.rmtree(path, ignore_errors=ignore_errors)
-
-
-def get_order(row, col) -> str:
-    """How the entries of a COO matrix (or a batch of them, one per row of ``row``/``col``) with
-    these indices are sorted: ``'C'`` by row then column, ``'F'`` by column then row, else
-    ``'other'``. Entries whose row and column are -1 are padding.
-
-    >>> get_order(numpy.array([0, 0, 1]), numpy.array([0, 2, 1]))
-    'C'
-    >>> get_order(numpy.array([1, 0]), numpy.array([0, 1]))
-    'F'
-    """
-    if row.shape != col.shape:
-        raise ValueError(
-            f"get_order: expected row and col of one shape, got {row.shape} and {col.shape}\n"
-            "  hint: pass the row and col arrays of one COO matrix"
-        )
-    if bool(((row >= 0) != (col >= 0)).any()):
-        raise ValueError(
-            "get_order: invalid index combination of row and col: an entry has -1 in only one of them\n"
-            "  hint: padding entries have -1 in both row and col"
-        )
-    valid = row >= 0
-    xp = backend.xp(row, col)
-    shape = (int(row.max()) + 1, int(col.max()) + 1) if row.size else (1, 1)
-    if _sparse._is_c_order(xp, row, col, valid, shape):
-        return "C"
-    if _sparse._is_c_order(xp, col, row, valid, shape[::-1]):
-        return "F"
-    return "other"
 
 
 # Chainer's submodules of chainer.utils, attributes after ``import chainer`` (they import the above)
