@@ -3,40 +3,104 @@
 Chainer spreads its API over hundreds of small modules (``chainer.functions.activation.relu``,
 ``chainer.links.connection.linear``...) that programs and tests import by path. fnet keeps each
 concept in one place, so most of those modules would hold nothing of their own: they are
-declared here instead, and made when first imported.
+declared here instead.
 
     declare("fnet.compat.functions.activation.relu", lambda: {"relu": relu, "ReLU": ReLU})
 
-makes ``import fnet.compat.functions.activation.relu`` (and, through the alias,
-``chainer.functions.activation.relu``) give a module holding those names. The names are looked
-up when the module is made, so a declaration imports nothing. Every module above a declared one
-is a package: a declared one is made empty if it has no declaration of its own, and a real one
-(a file of fnet.compat) calls :func:`adopt` to reach its declared submodules as attributes, as
-``import chainer.functions`` lets a program write ``chainer.functions.activation.relu.ReLU``.
+puts a module of that name in ``sys.modules`` (and as an attribute of the module above it), so
+``import fnet.compat.functions.activation.relu`` (and, through the alias,
+``chainer.functions.activation.relu``) finds it as it finds any imported module: no import hook
+is installed. Its names are looked up on first use, so a declaration imports nothing. Every
+module above a declared one is a package: made empty if fnet.compat has no file of that name,
+and given a package path if it is a plain module (``training/extensions.py`` holds
+``chainer.training.extensions._snapshot``). A file of fnet.compat always wins over a declaration.
 """
 
 from __future__ import annotations
 
 import importlib
-import importlib.abc
 import importlib.machinery
 import importlib.util
 import sys
+import types
 from collections.abc import Callable, Mapping
 
-__all__ = ["declare", "adopt", "declared"]
+__all__ = ["declare", "adopt", "declared", "DeclaredModule"]
 
 _CONTENTS: dict[str, Callable[[], Mapping[str, object]] | None] = {}
-_PACKAGES: set[str] = set()  # every module name with a declared module below it
+
+
+class DeclaredModule(types.ModuleType):
+    """A module of Chainer's tree made by :func:`declare`; its names arrive on first use."""
+
+    def _fill(self) -> None:
+        contents = _CONTENTS.get(self.__name__)
+        self.__dict__["_filled"] = True
+        if contents is not None:
+            self.__dict__.update(contents())
+        if "__all__" not in self.__dict__:
+            self.__all__ = sorted(k for k in self.__dict__ if not k.startswith("_"))
+
+    def __getattr__(self, name: str):
+        if name.startswith("__") and name != "__all__":
+            raise AttributeError(name)
+        if not self.__dict__.get("_filled"):
+            self._fill()
+            if name in self.__dict__:
+                return self.__dict__[name]
+        raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
+
+    def __dir__(self):
+        if not self.__dict__.get("_filled"):
+            self._fill()
+        return super().__dir__()
+
+
+def _is_file(name: str) -> bool:
+    """Whether fnet.compat has a file (a real module) of this name."""
+    parent = sys.modules.get(name.rpartition(".")[0])
+    if isinstance(parent, DeclaredModule):
+        return False  # a declared package has no files below it
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _module(name: str, package: bool):
+    """The module ``name``: already imported, a file of fnet.compat, or made here."""
+    module = sys.modules.get(name)
+    if module is None:
+        if _is_file(name):
+            module = importlib.import_module(name)
+        else:
+            module = DeclaredModule(
+                name, f"Chainer's module ``{name.replace('fnet.compat', 'chainer', 1)}``."
+            )
+            module.__spec__ = importlib.machinery.ModuleSpec(name, None, is_package=package)
+            module.__package__ = name if package else name.rpartition(".")[0]
+            sys.modules[name] = module
+            parent, _, last = name.rpartition(".")
+            if not hasattr(sys.modules[parent], last):  # a name the parent has stays its own
+                setattr(sys.modules[parent], last, module)
+    if package and not hasattr(module, "__path__"):
+        module.__path__ = []
+        if module.__spec__ is not None:
+            module.__spec__.submodule_search_locations = []
+    return module
 
 
 def declare(name: str, contents: Callable[[], Mapping[str, object]] | None = None) -> None:
-    """Make the module ``name`` importable, holding the names ``contents()`` gives (none: empty)."""
+    """Make the module ``name`` importable, holding the names ``contents()`` gives (none: empty).
+
+    Every level above it is made a package first (``fnet.compat`` and the files of fnet.compat
+    on the way are imported)."""
     if contents is not None or name not in _CONTENTS:
         _CONTENTS[name] = contents
     parts = name.split(".")
-    for i in range(1, len(parts)):
-        _PACKAGES.add(".".join(parts[:i]))
+    for i in range(2, len(parts)):
+        _module(".".join(parts[:i]), package=True)
+    _module(name, package=False)
 
 
 def declared(prefix: str = "") -> list[str]:
@@ -44,55 +108,8 @@ def declared(prefix: str = "") -> list[str]:
     return sorted(n for n in _CONTENTS if n.startswith(prefix))
 
 
-def _submodule_getattr(package: str, fallback=None):
-    """A module ``__getattr__`` that imports the declared submodule ``package.<name>``."""
-
-    def __getattr__(name: str):
-        child = f"{package}.{name}"
-        if child in _CONTENTS or child in _PACKAGES:
-            return importlib.import_module(child)
-        if fallback is not None:
-            return fallback(name)
-        raise AttributeError(f"module {package!r} has no attribute {name!r}")
-
-    return __getattr__
-
-
 def adopt(namespace: dict) -> None:
-    """Let the real module whose ``globals()`` is ``namespace`` hold declared submodules: it gets a
-    package path if it is a plain module, and a ``__getattr__`` that imports them on first use."""
-    name = namespace["__name__"]
+    """Let the real module whose ``globals()`` is ``namespace`` hold declared submodules (it gets
+    a package path if it is a plain module). ``declare`` does this itself for every module above
+    a declared one; a module may call it to be a package before any declaration reaches it."""
     namespace.setdefault("__path__", [])
-    namespace["__getattr__"] = _submodule_getattr(name, namespace.get("__getattr__"))
-
-
-class _Loader(importlib.abc.Loader):
-    def create_module(self, spec):
-        return None  # the default module object
-
-    def exec_module(self, module) -> None:
-        name = module.__name__
-        contents = _CONTENTS.get(name)
-        if contents is not None:
-            module.__dict__.update(contents())
-        module.__doc__ = (
-            f"Chainer's module ``{name.replace('fnet.compat', 'chainer', 1)}``, made by fnet.compat."
-        )
-        if "__all__" not in module.__dict__:
-            module.__all__ = sorted(k for k in module.__dict__ if not k.startswith("_"))
-        if name in _PACKAGES:
-            module.__getattr__ = _submodule_getattr(name)
-
-
-class _Finder(importlib.abc.MetaPathFinder):
-    def find_spec(self, fullname, path, target=None):
-        if fullname not in _CONTENTS and fullname not in _PACKAGES:
-            return None
-        # Files come first (this finder is the last one): a declared name is made only when
-        # fnet.compat has no file of that name.
-        is_package = fullname in _PACKAGES
-        return importlib.machinery.ModuleSpec(fullname, _Loader(), is_package=is_package)
-
-
-if not any(isinstance(f, _Finder) for f in sys.meta_path):
-    sys.meta_path.append(_Finder())
