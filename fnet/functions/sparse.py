@@ -51,7 +51,8 @@ def get_order(row, col) -> str:
         raise InvalidInputError(
             message(
                 "get_order",
-                "expected row and col to be both >= 0 (an entry) or both -1 (padding) at each position",
+                "invalid index combination of row and col: expected both >= 0 (an entry) or both -1 "
+                "(padding) at each position",
                 {"row": row, "col": col},
                 "mark unused entries with -1 in both row and col",
             )

@@ -106,5 +106,7 @@ def test_get_order(row, col, order):
 def test_get_order_errors():
     with pytest.raises(ValueError, match=r"get_order: expected row.shape == col.shape, got \(4,\) != \(5,\)"):
         utils.get_order(numpy.arange(4), numpy.arange(5))
-    with pytest.raises(ValueError, match=r"get_order: expected row and col to be both >= 0"):
+    with pytest.raises(
+        ValueError, match=r"get_order: invalid index combination of row and col: expected both >= 0"
+    ):
         utils.get_order(numpy.array([0, -1]), numpy.array([-1, 0]))
