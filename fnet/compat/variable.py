@@ -547,6 +547,8 @@ class Variable:
         if data is None:
             return prefix + "None)"
         host = backend.to_cpu(data)
+        if repr_form and host.size == 0 and host.shape != (0,):  # as Chainer's repr: the shape
+            return f"{prefix}[], shape={host.shape!r})"
         if repr_form:
             body = numpy.array2string(host, separator=", ", prefix=prefix)
         else:
@@ -641,9 +643,13 @@ class Parameter(Variable):
         """The array's dtype; before the array is drawn, the one its initializer will make."""
         if self.array is not None:
             return self.array.dtype
-        from . import configuration
-
-        return configuration.get_dtype(getattr(self.initializer, "dtype", None))
+        if not hasattr(self.initializer, "dtype"):
+            raise RuntimeError(
+                "Parameter.dtype: Dtype of the parameter is not determined yet: its initializer "
+                f"{type(self.initializer).__name__} has no dtype\n"
+                "  hint: give the initializer a dtype attribute, or initialize the parameter first"
+            )
+        return configuration.get_dtype(self.initializer.dtype)
 
     def initialize(self, shape) -> None:
         """Draw the array of ``shape`` from the initializer; the grad is filled with NaN."""

@@ -418,3 +418,17 @@ def test_copydata_initializes_an_uninitialized_parameter_on_either_side():
     a, b = chainer.Parameter(), chainer.Parameter()
     a.copydata(b)
     assert a.array is None and b.array is None
+
+
+def test_an_empty_variable_shows_its_shape_and_an_unknown_dtype_is_an_error():
+    assert repr(chainer.Variable(numpy.zeros((0, 0), numpy.float32))) == "variable([], shape=(0, 0))"
+    x = chainer.Variable(numpy.zeros((2, 0), numpy.float32), name="x")
+    assert repr(x) == "variable x([], shape=(2, 0))" and str(x) == "variable x([])"
+    assert repr(chainer.Variable(numpy.zeros(0, numpy.float32))) == "variable([])"
+
+    class NoDtype:
+        def __call__(self, array):
+            array[...] = 0
+
+    with pytest.raises(RuntimeError, match="Dtype of the parameter is not determined yet"):
+        _ = chainer.Parameter(NoDtype()).dtype
