@@ -37,6 +37,9 @@ __all__ = [
 # The Variables that present intermediate values, by the Record that made their value: backward
 # with ``retain_grad`` gives them their grads, and graph views find their names.
 _owners: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+# The Records of variables cut from their creators by ``unchain``: each stays in the graph of
+# the values computed from it (so that backward reaches it) and is its variable's leaf there.
+_cut: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 class LeafRecord(Record):
@@ -409,9 +412,12 @@ class Variable:
         data = self._data
         if type(data) is Tracer and type(data.record) is not LeafRecord:
             self.node._rank = self.rank
-            self._data = (
-                Tracer(data.value, 0, LeafRecord(data.value, self)) if self._requires_grad else data.value
-            )
+            record = data.record
+            record.parents = (None,) * len(record.parents)
+            if self._requires_grad:
+                _cut[record] = weakref.ref(self)
+            else:
+                self._data = data.value
 
     def unchain_backward(self) -> None:
         """Cut the graph behind this variable (truncated backprop): every Record that made it
@@ -845,6 +851,8 @@ def _backprop(
     elif retain_grad:
         wanted = dict(_owners.items())
     keep = None if not wanted else wanted.__contains__
+    if _cut:  # the cut variables' records are leaves: keep their cotangents too
+        keep = _cut.__contains__ if not wanted else lambda record: record in _cut or record in wanted
     cotangents = _engine.backward(roots, create_graph=create_graph, keep=keep) if roots else {}
     _refuse_old_style(cotangents)
     if inputs is not None:
@@ -855,16 +863,22 @@ def _backprop(
                     variable._grad = Variable._of(ct)
         return [_to_grad(cotangents.get(v._data.record)) if type(v._data) is Tracer else None for v in inputs]
     for record, ct in cotangents.items():
-        if type(record) is LeafRecord:
+        leaf = type(record) is LeafRecord
+        if leaf:
             variable = record.variable()
-        elif wanted:
-            variable = wanted.get(record)
         else:
-            continue
+            cut = _cut.get(record) if _cut else None
+            leaf = cut is not None
+            if leaf:
+                variable = cut()
+            elif wanted:
+                variable = wanted.get(record)
+            else:
+                continue
         if variable is None or not variable._requires_grad or any(variable is out for out in outputs):
             continue
         _check_grad(variable, ct, "backward")
-        if type(record) is LeafRecord:
+        if leaf:
             variable._loss_scale = loss_scale
             if variable._grad is not None:  # leaves accumulate
                 ct = variable._grad._data + ct

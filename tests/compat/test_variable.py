@@ -432,3 +432,22 @@ def test_an_empty_variable_shows_its_shape_and_an_unknown_dtype_is_an_error():
 
     with pytest.raises(RuntimeError, match="Dtype of the parameter is not determined yet"):
         _ = chainer.Parameter(NoDtype()).dtype
+
+
+def test_an_unchained_variable_is_the_leaf_of_what_was_computed_from_it():
+    x = chainer.Variable(f32(1, 2))
+    h0, h1 = F.split_axis(x * 1, [1], axis=0)
+    w = F.sum(h0 * 3) + F.sum(h1 * 5)
+    h0.unchain()
+    assert h0.creator is None
+    w.backward()
+    numpy.testing.assert_array_equal(h0.grad, [3])  # the graph from h0 on still reaches h0
+    numpy.testing.assert_array_equal(x.grad, [0, 5])  # but nothing goes past it
+    (g,) = chainer.grad([F.sum(h0 * 3) + F.sum(h1 * 5)], [h0])
+    numpy.testing.assert_array_equal(g.array, [3])
+    y = x * 2
+    z = y * 4
+    y.unchain_backward()
+    z.grad = f32(1, 1)
+    z.backward()
+    numpy.testing.assert_array_equal(y.grad, [4, 4])
