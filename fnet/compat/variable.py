@@ -39,6 +39,7 @@ __all__ = [
 _owners: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 # The Records of variables cut from their creators by ``unchain``: each stays in the graph of
 # the values computed from it (so that backward reaches it) and is its variable's leaf there.
+# Each maps to (a weak reference to the variable, the operands the record had).
 _cut: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
@@ -387,7 +388,8 @@ class Variable:
         data = self._data
         if type(data) is not Tracer or type(data.record) is LeafRecord:
             return None
-        if not any(p is not None for p in data.record.parents):  # cut by unchain_backward
+        record = data.record
+        if record.parents and not any(p is not None for p in record.parents):  # cut by unchain
             return None
         return node_of(data.record)
 
@@ -413,11 +415,49 @@ class Variable:
         if type(data) is Tracer and type(data.record) is not LeafRecord:
             self.node._rank = self.rank
             record = data.record
-            record.parents = (None,) * len(record.parents)
+            parents, record.parents = record.parents, (None,) * len(record.parents)
             if self._requires_grad:
-                _cut[record] = weakref.ref(self)
+                _cut[record] = (weakref.ref(self), parents)
             else:
                 self._data = data.value
+
+    @creator_node.setter
+    def creator_node(self, node) -> None:
+        """Chainer's way to set the creator: None cuts the variable from it (``unchain``); the
+        node that made the variable and was cut off is joined again; another node becomes the
+        creator of this value, with no operands (a graph of one step, as Chainer's)."""
+        if node is None:
+            self.unchain()
+            return
+        from .function_node import _apply_node, node_of
+
+        data = self._data
+        traced = type(data) is Tracer
+        cut = _cut.get(data.record) if traced else None
+        if cut is not None:
+            data.record.parents = cut[1]
+            if node_of(data.record) is node:
+                del _cut[data.record]
+                self.node._rank = node.rank + 1
+                return
+            data.record.parents = (None,) * len(cut[1])
+        value = data.value if traced else data
+        self._data = Tracer(value, 0, Record(_apply_node, (), (), {"node": node}, value, 0))
+        self._requires_grad = True
+        self.node._rank = node.rank + 1
+
+    @creator.setter
+    def creator(self, function) -> None:
+        """Set the creator: a FunctionNode, or an old-style Function (its node), or None."""
+        self.creator_node = getattr(function, "node", function)
+
+    def set_creator(self, gen_func) -> None:
+        """Chainer's older spelling of ``creator = gen_func``."""
+        self.creator = gen_func
+
+    def set_creator_node(self, fnode) -> None:
+        """Chainer's older spelling of ``creator_node = fnode``."""
+        self.creator_node = fnode
 
     def unchain_backward(self) -> None:
         """Cut the graph behind this variable (truncated backprop): every Record that made it
@@ -870,7 +910,7 @@ def _backprop(
             cut = _cut.get(record) if _cut else None
             leaf = cut is not None
             if leaf:
-                variable = cut()
+                variable = cut[0]()
             elif wanted:
                 variable = wanted.get(record)
             else:

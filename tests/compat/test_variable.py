@@ -451,3 +451,25 @@ def test_an_unchained_variable_is_the_leaf_of_what_was_computed_from_it():
     z.grad = f32(1, 1)
     z.backward()
     numpy.testing.assert_array_equal(y.grad, [4, 4])
+
+
+def test_setting_the_creator_cuts_joins_again_or_names_a_new_one():
+    x = chainer.Variable(f32(1, 2))
+    y = _Scale().apply((x,))[0]
+    z = y * 3
+    maker, rank = y.creator_node, y.rank
+    y.creator = None
+    assert y.creator is None and y.rank == rank
+    y.node._rank = -1
+    y.creator_node = maker  # the node that made it: the graph is whole again
+    assert y.creator_node is maker and y.rank == maker.rank + 1
+    z.grad = f32(1, 1)
+    z.backward()
+    numpy.testing.assert_array_equal(x.grad, [6, 6])
+    v, f = chainer.Variable(), chainer.Function()
+    v.creator = f
+    assert v.creator is f and v.creator_node is f.node and v.rank == 1
+    w, node = chainer.Variable(f32(1)), chainer.FunctionNode()
+    node.rank = 10
+    w.set_creator_node(node)
+    assert w.creator_node is node and w.rank == 11
