@@ -417,7 +417,10 @@ class Function(_ForwardByDevice):
         return outputs[0] if len(outputs) == 1 else outputs
 
     @property
-    def node(self) -> FunctionAdapter | None:
+    def node(self) -> FunctionAdapter:
+        """The node that runs this function in the graph (made on first use)."""
+        if self._node is None:
+            self._node = FunctionAdapter(self)
         return self._node
 
     @property
