@@ -82,7 +82,9 @@ def lift(pure):
 
     A call makes the node of the Chainer class bound to it (:meth:`lifted.bind`; ``ReLU`` for
     ``relu``), which becomes the ``creator`` of the outputs; the class's ``apply`` runs the same
-    code (``lifted.run``) with the node it is. While a function hook is active, the node has hooks
+    code (``lifted.run``) with the node it is. For one traced output the node is made only when
+    first asked for: the output's record notes its class and the call's arguments. While a
+    function hook is active, the node has hooks
     or debug mode is on, the call goes through ``function_hooks.observe``, which shows the node to
     the hooks (the pure function's name where no class is bound) and checks the results for NaN
     in debug mode; otherwise that costs one test.
@@ -112,14 +114,23 @@ def lift(pure):
             args, kwargs = _common_dtype(label, operands, args, kwargs)
         elif unchecked_operands is not None and not configuration.config.type_check:
             args, kwargs = _common_dtype(label, unchecked_operands, args, kwargs)
+        observed = _observing()
+        if node is None and node_class is not None and (observed or node_class._keeps):
+            node = node_class.__new__(node_class)  # hooks see it, or it keeps results
         kept = _keep_results(node, kwargs) if node is not None and node._keeps else None
-        if _observing() or (node is not None and node._local_hooks):
+        if observed or (node is not None and node._local_hooks):
             out = _observe(label if node is None else node, run, args, kwargs)
         else:
             out = _run(pure, args, kwargs)
         if kept is not None:
             out = _store_results(node, kept, returns_extras, kwargs, out)
         extras = returns_extras and any(kwargs.get(k) for k in returns_extras)
+        if node is None and node_class is not None:
+            y = out[0] if extras else out
+            if type(y) is Tracer:  # the common case: the node is made when first asked for
+                y.record.note = (node_class.made, None, args, kwargs)
+            else:
+                node = node_class.__new__(node_class)
         if node is not None and node._attach(args, kwargs, out[0] if extras else out):
             node = None
         result = (wrap(out[0]), *(unbox_all(e) for e in out[1:])) if extras else wrap(out)  # extras: arrays
@@ -129,7 +140,7 @@ def lift(pure):
 
     @functools.wraps(pure)
     def lifted(*args, **kwargs):
-        return call(None if node_class is None else node_class.__new__(node_class), args, kwargs)
+        return call(None, args, kwargs)
 
     def bind(cls) -> None:
         nonlocal node_class
