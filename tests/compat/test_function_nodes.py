@@ -261,3 +261,12 @@ def test_a_dropout_node_applied_again_in_another_dtype_uses_its_mask():
         (y64,) = dropout.apply((x.array.astype(numpy.float64),))
     assert y64.dtype == numpy.float64
     numpy.testing.assert_array_max_ulp(y64.array.astype(numpy.float32), y.array, maxulp=1)
+
+
+def test_deprecated_functions_warn_as_in_chainer():
+    x = variable(2, 3)
+    ones, zeros = numpy.ones(3, numpy.float32), numpy.zeros(3, numpy.float32)
+    with pytest.warns(DeprecationWarning, match="use fixed_batch_normalization instead"):
+        y = F.fixed_batch_renormalization(x, ones, zeros, zeros, ones)
+    numpy.testing.assert_array_equal(y.array, F.fixed_batch_normalization(x, ones, zeros, zeros, ones).array)
+    assert F.normalization.batch_renormalization.fixed_batch_renormalization is F.fixed_batch_renormalization
