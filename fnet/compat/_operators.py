@@ -54,7 +54,7 @@ def _maker(name: str | None, transform=None):
         return None
     if transform is None:
         return cls.made
-    return lambda value=None: cls.made(None if value is None else transform(value))
+    return lambda value=None, pure=None: cls.made(None if value is None else transform(value))
 
 
 _SCALARS = (int, float)
@@ -90,7 +90,7 @@ def _call(op, args, make=None, value=None):
     if make is None:
         return result
     if node is None and type(out) is Tracer:
-        out.record.note = (make, value, args, {})
+        out.record.note = (make, value, None, args, {})
         return result
     node = node or make(value)
     if not node._attach(args, {}, out) and configuration.config.enable_backprop:
@@ -142,7 +142,7 @@ def install() -> None:
 _GET_ITEM = _class("array.get_item.GetItem")
 
 
-def _get_item_node(slices):
+def _get_item_node(slices, pure=None):
     """A ``GetItem`` node of the index ``slices``."""
     node = _GET_ITEM.made()
     node.slices = slices

@@ -527,11 +527,12 @@ def untraced_creator(variable: Variable):
 
 def attached(record: Record):
     """The built-in function's node attached to ``record`` (None if there is none). A note of
-    ``(make, value, args, kwargs)`` left by a call becomes the node ``make(value)`` on first use."""
+    ``(make, value, pure, args, kwargs)`` left by a call of ``pure`` becomes the node
+    ``make(value, pure)`` on first use."""
     note = getattr(record, "note", None)
     if type(note) is tuple:
-        make, value, args, kwargs = note
-        note = make(value)
+        make, value, pure, args, kwargs = note
+        note = make(value, pure)
         note._attach(args, kwargs, Tracer(record.ans, record.level, record))
     return note
 

@@ -270,3 +270,15 @@ def test_deprecated_functions_warn_as_in_chainer():
         y = F.fixed_batch_renormalization(x, ones, zeros, zeros, ones)
     numpy.testing.assert_array_equal(y.array, F.fixed_batch_normalization(x, ones, zeros, zeros, ones).array)
     assert F.normalization.batch_renormalization.fixed_batch_renormalization is F.fixed_batch_renormalization
+
+
+def test_a_link_call_makes_its_chainer_node_with_the_link_arguments():
+    link = L.SimplifiedDropconnect(3, 2, ratio=0.5)
+    x = variable(4, 3)
+    y = link(x, train=True, use_batchwise_mask=False)
+    node = y.creator
+    assert type(node).__name__ == "SimplifiedDropconnect" and node.mask.shape == (2, 3)
+    numpy.testing.assert_allclose(
+        y.array, x.array @ (link.W.array * node.mask * 2).T + link.b.array, rtol=1e-6
+    )
+    assert [n.data is a for n, a in zip(node.inputs, (x.array, link.W.array, link.b.array))] == [True] * 3

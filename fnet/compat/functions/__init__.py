@@ -117,7 +117,7 @@ def lift(pure):
             args, kwargs = _common_dtype(label, unchecked_operands, args, kwargs)
         observed = _observing()
         if node is None and node_class is not None and (observed or node_class._keeps):
-            node = node_class.__new__(node_class)  # hooks see it, or it keeps results
+            node = node_class.made(pure=pure)  # hooks see it, or it keeps results
         kept = _keep_results(node, kwargs) if node is not None and node._keeps else None
         if observed or (node is not None and node._local_hooks):
             out = _observe(label if node is None else node, run, args, kwargs)
@@ -129,9 +129,9 @@ def lift(pure):
         if node is None and node_class is not None:
             y = out[0] if extras else out
             if type(y) is Tracer:  # the common case: the node is made when first asked for
-                y.record.note = (node_class.made, None, args, kwargs)
+                y.record.note = (node_class.made, None, pure, args, kwargs)
             else:
-                node = node_class.__new__(node_class)
+                node = node_class.made(pure=pure)
         if node is not None and node._attach(args, kwargs, out[0] if extras else out):
             node = None
         result = (wrap(out[0]), *(unbox_all(e) for e in out[1:])) if extras else wrap(out)  # extras: arrays

@@ -58,12 +58,15 @@ class BuiltinNode(FunctionNode):
             setattr(self, name, value)
 
     @classmethod
-    def made(cls, value=None):
-        """A node made without its constructor (for a call of the function), holding the constant
-        ``value`` of an operator's node (``x * 2``: a ``MulConstant`` of value 2) unless None."""
+    def made(cls, value=None, pure=None):
+        """A node made without its constructor for a call of ``pure`` (when it is not the class's
+        function: a link's, whose call makes this node in Chainer), holding the constant ``value``
+        of an operator's node (``x * 2``: a ``MulConstant`` of value 2) unless None."""
         node = cls.__new__(cls)
         if value is not None:
             node.value = value
+        if pure is not None and pure is not cls._pure:
+            node._pure = pure
         return node
 
     def apply(self, inputs) -> tuple:
