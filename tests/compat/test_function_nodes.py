@@ -282,3 +282,16 @@ def test_a_link_call_makes_its_chainer_node_with_the_link_arguments():
         y.array, x.array @ (link.W.array * node.mask * 2).T + link.b.array, rtol=1e-6
     )
     assert [n.data is a for n, a in zip(node.inputs, (x.array, link.W.array, link.b.array))] == [True] * 3
+
+
+def test_batch_renormalization_leaves_running_statistics_alone_unless_told():
+    x = variable(5, 3)
+    ones, zeros = numpy.ones(3, numpy.float32), numpy.zeros(3, numpy.float32)
+    mean, var = zeros.copy(), ones.copy()
+    y = F.batch_renormalization(x, ones, zeros, 3.0, 5.0, running_mean=mean, running_var=var)
+    assert y.shape == (5, 3) and type(y.creator).__name__ == "BatchRenormalizationFunction"
+    assert (mean == 0).all() and (var == 1).all()
+    F.batch_renormalization(
+        x, ones, zeros, 3.0, 5.0, running_mean=mean, running_var=var, update_statistics=True
+    )
+    assert not (mean == 0).all()

@@ -256,6 +256,8 @@ def _in_place_statistics(lifted, names: tuple[str, ...]):
         if any(g is None for g in given):
             return lifted(*args, **kwargs)
         out = lifted(*args, **kwargs)
+        if not isinstance(out, tuple):  # no statistics to update (batch_renormalization's default)
+            return out
         y, updated = out
         for target, new in zip(given, updated):
             target = target.array if isinstance(target, Variable) else target
