@@ -57,12 +57,7 @@ def _maker(name: str | None, transform=None):
     return lambda value=None, pure=None: cls.made(None if value is None else transform(value))
 
 
-_SCALARS = (int, float)
-
-
-def _is_constant(other) -> bool:
-    """Whether ``other`` is a scalar (Chainer's ``*Constant`` nodes), not a Variable or an array."""
-    return type(other) in _SCALARS or (not isinstance(other, Variable) and numpy.isscalar(other))
+_SCALARS = (int, float)  # constants (Chainer's ``*Constant`` nodes): these, and NumPy scalars
 
 
 def _operand(self: Variable, other):
@@ -76,6 +71,9 @@ def _operand(self: Variable, other):
     return unwrap(other)
 
 
+_NO_KEYWORDS: dict = {}  # an operator's call has none (shared, never changed)
+
+
 def _call(op, args, make=None, value=None):
     """``op`` on unwrapped operands, seen by function hooks and debug mode as Chainer's are; the
     node ``make(value)`` becomes the creator of the result (made when first asked for)."""
@@ -85,16 +83,16 @@ def _call(op, args, make=None, value=None):
         out = observe(label if node is None else node, lambda a, k: _run(op, a, k), list(args), {})
     else:
         node = None
-        out = _run(op, args, {})
+        out = _run(op, args, _NO_KEYWORDS)
     result = wrap(out)
     if make is None:
         return result
     if node is None and type(out) is Tracer:
-        out.record.note = (make, value, None, args, {})
+        out.record.note = (make, value, None, args, _NO_KEYWORDS)
         return result
     node = node or make(value)
-    if not node._attach(args, {}, out) and configuration.config.enable_backprop:
-        node._attach_untraced(args, {}, result)
+    if not node._attach(args, _NO_KEYWORDS, out) and configuration.config.enable_backprop:
+        node._attach_untraced(args, _NO_KEYWORDS, result)
     return result
 
 
@@ -103,9 +101,9 @@ def _binary(op, classes):
     of_variable, of_constant = _maker(variable), _maker(constant, transform)
 
     def binary(self, other):
-        if _is_constant(other):
-            return _call(op, (self._data, _operand(self, other)), of_constant, other)
-        return _call(op, (self._data, _operand(self, other)), of_variable)
+        if isinstance(other, Variable) or not (type(other) in _SCALARS or numpy.isscalar(other)):
+            return _call(op, (self._data, _operand(self, other)), of_variable)
+        return _call(op, (self._data, _operand(self, other)), of_constant, other)
 
     return binary
 
@@ -115,9 +113,9 @@ def _reflected(op, classes):
     of_variable, of_constant = _maker(variable), _maker(constant)
 
     def reflected(self, other):
-        if _is_constant(other):
-            return _call(op, (_operand(self, other), self._data), of_constant, other)
-        return _call(op, (_operand(self, other), self._data), of_variable)
+        if isinstance(other, Variable) or not (type(other) in _SCALARS or numpy.isscalar(other)):
+            return _call(op, (_operand(self, other), self._data), of_variable)
+        return _call(op, (_operand(self, other), self._data), of_constant, other)
 
     return reflected
 

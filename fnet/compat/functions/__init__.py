@@ -99,7 +99,8 @@ def lift(pure):
     operands = _MIXED_DTYPES.get(label)
     unchecked_operands = _MIXED_DTYPES_UNCHECKED.get(label)
     run = functools.partial(_run, pure)
-    node_class = None
+    made = None  # the bound class's ``made``
+    keeps = False  # whether its nodes keep results of the call (Dropout's mask)
 
     def call(node, args, kwargs):
         args = [
@@ -116,25 +117,30 @@ def lift(pure):
         elif unchecked_operands is not None and not configuration.config.type_check:
             args, kwargs = _common_dtype(label, unchecked_operands, args, kwargs)
         observed = _observing()
-        if node is None and node_class is not None and (observed or node_class._keeps):
-            node = node_class.made(pure=pure)  # hooks see it, or it keeps results
+        if node is None and made is not None and (observed or keeps):
+            node = made(None, pure)  # hooks see it, or it keeps results
+        if node is None and not observed:  # the common case, kept short
+            out = _run(pure, args, kwargs)
+            if type(out) is Tracer:  # one traced output: its node is made when first asked for
+                if made is not None:
+                    out.record.note = (made, None, pure, args, kwargs)
+                return wrap(out)
+            return finish(None if made is None else made(None, pure), args, kwargs, out)
         kept = _keep_results(node, kwargs) if node is not None and node._keeps else None
-        if observed or (node is not None and node._local_hooks):
+        if observed or node._local_hooks:
             out = _observe(label if node is None else node, run, args, kwargs)
         else:
             out = _run(pure, args, kwargs)
         if kept is not None:
             out = _store_results(node, kept, returns_extras, kwargs, out)
+        return finish(node, args, kwargs, out)
+
+    def finish(node, args, kwargs, out):
+        """``out`` as Variables (what ``return_*`` flags add stays arrays), ``node`` their creator."""
         extras = returns_extras and any(kwargs.get(k) for k in returns_extras)
-        if node is None and node_class is not None:
-            y = out[0] if extras else out
-            if type(y) is Tracer:  # the common case: the node is made when first asked for
-                y.record.note = (node_class.made, None, pure, args, kwargs)
-            else:
-                node = node_class.made(pure=pure)
         if node is not None and node._attach(args, kwargs, out[0] if extras else out):
             node = None
-        result = (wrap(out[0]), *(unbox_all(e) for e in out[1:])) if extras else wrap(out)  # extras: arrays
+        result = (wrap(out[0]), *(unbox_all(e) for e in out[1:])) if extras else wrap(out)
         if node is not None and configuration.config.enable_backprop:
             node._attach_untraced(args, kwargs, result[0] if extras else result)
         return result
@@ -144,8 +150,8 @@ def lift(pure):
         return call(None, args, kwargs)
 
     def bind(cls) -> None:
-        nonlocal node_class
-        node_class = cls
+        nonlocal made, keeps
+        made, keeps = cls.made, bool(cls._keeps)
 
     lifted.__module__ = __name__
     lifted.__doc__ = _lifted_doc(pure)
