@@ -295,3 +295,16 @@ def test_batch_renormalization_leaves_running_statistics_alone_unless_told():
         x, ones, zeros, 3.0, 5.0, running_mean=mean, running_var=var, update_statistics=True
     )
     assert not (mean == 0).all()
+
+
+def test_nodes_do_not_keep_their_outputs_alive():
+    import gc
+    import weakref
+
+    x = variable(2, 3)
+    y = F.relu(x)
+    assert y.creator.label == "ReLU"  # the node is made, and refers to its output
+    record = weakref.ref(y._data.record)
+    del y
+    gc.collect()
+    assert record() is None

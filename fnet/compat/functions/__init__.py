@@ -8,6 +8,10 @@ as a keyword), and a random key from NumPy's global random state (``numpy.random
 repeats it). Functions that update running statistics in place in Chainer do so here too.
 fnet's typed input errors come out as Chainer's ``InvalidType``. What a ``return_*`` flag adds
 to the result (a dropout mask, max pooling's indexes) stays an array, as in Chainer.
+
+The package also holds Chainer's module tree (``chainer.functions.activation.relu``...) and the
+FunctionNode class of each built-in function (``ReLU``, ``LinearFunction``), made from one table
+in ``_tree.py``: a call's outputs have a node of that class as their ``creator``.
 """
 
 from __future__ import annotations
