@@ -308,3 +308,8 @@ def test_nodes_do_not_keep_their_outputs_alive():
     del y
     gc.collect()
     assert record() is None
+
+
+def test_basic_math_is_also_chainer_basic_math():
+    assert chainer.basic_math is F.math.basic_math
+    assert chainer.basic_math.Mul().label == "_ * _"
