@@ -358,7 +358,7 @@ def _power_of(x, value):
     return ops.power(value, x)
 
 
-def coo_matmul(
+def _coo_matmul(
     data, dense, row, col, shape, order=None, transa=False, transb=False, transc=False, dtype=None
 ):
     """Chainer's ``CooMatMul``: the sparse matrix ``data`` at ``(row, col)`` times ``dense``
@@ -391,7 +391,7 @@ _OPERATIONS = {
     "subtract_from": _subtract_from,
     "divide_into": _divide_into,
     "power_of": _power_of,
-    "coo_matmul": coo_matmul,
+    "coo_matmul": _coo_matmul,
 }
 
 
