@@ -131,7 +131,10 @@ TABLES: dict[str, dict[str, str]] = {
         "time_trigger": "TimeTrigger",
     },
     "training.updaters": {
-        "multiprocess_parallel_updater": "MultiprocessParallelUpdater",
+        "multiprocess_parallel_updater": (
+            "MultiprocessParallelUpdater training._gather:gather_grads training._gather:gather_params "
+            "training._gather:scatter_grads training._gather:scatter_params training._gather:size_num_grads"
+        ),
         "parallel_updater": "ParallelUpdater",
         "standard_updater": "StandardUpdater",
     },
