@@ -999,3 +999,13 @@ def force_backprop_mode():
     """Within this block, operations are recorded even inside ``no_backprop_mode``
     (``using_config('enable_backprop', True)``)."""
     return configuration.using_config("enable_backprop", True)
+
+
+def variable_repr(var) -> str:
+    """Chainer's ``repr`` of a Variable (``variable name(values)``), as ``repr(var)`` gives it."""
+    return var._text(repr_form=True)
+
+
+def variable_str(var) -> str:
+    """Chainer's ``str`` of a Variable (the values without the dtype), as ``str(var)`` gives it."""
+    return var._text(repr_form=False)

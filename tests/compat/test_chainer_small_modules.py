@@ -93,3 +93,12 @@ def test_device_resident_is_the_links_device_handling():
 
     with pytest.raises(NotImplementedError, match="define visit_array"):
         box.device_resident_accept(Counting())
+
+
+def test_variable_repr_str_and_function_node_grad():
+    from fnet.compat import function_node, variable
+
+    v = chainer.Variable(numpy.ones(2, numpy.float32), name="x")
+    assert variable.variable_repr(v) == repr(v) == "variable x([1., 1.])"
+    assert variable.variable_str(v) == str(v) == "variable x([1. 1.])"
+    assert function_node.grad is chainer.grad
