@@ -623,16 +623,19 @@ class GradientMethod(Optimizer):
                 param.update_rule.use_fp32_update(flag)
 
 
+def make_deprecation_message(module_name: str) -> str:
+    """The warning of the deprecated alias ``chainer.optimizer.<module_name>`` of a hook."""
+    return (
+        f"chainer.optimizer.{module_name} is deprecated from v4. "
+        f"Use chainer.optimizer_hooks.{module_name} instead."
+    )
+
+
 def _deprecated_hook(hook_class: type) -> type:
     """``chainer.optimizer.<Hook>``: the hook of ``optimizer_hooks``, warning that the alias is deprecated."""
 
     def __init__(self, *args, **kwargs):
-        warnings.warn(
-            f"chainer.optimizer.{hook_class.__name__} is deprecated from v4. "
-            f"Use chainer.optimizer_hooks.{hook_class.__name__} instead.",
-            DeprecationWarning,
-            stacklevel=2,
-        )
+        warnings.warn(make_deprecation_message(hook_class.__name__), DeprecationWarning, stacklevel=2)
         hook_class.__init__(self, *args, **kwargs)
 
     doc = f"Deprecated alias of ``optimizer_hooks.{hook_class.__name__}``."

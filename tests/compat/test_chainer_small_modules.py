@@ -102,3 +102,28 @@ def test_variable_repr_str_and_function_node_grad():
     assert variable.variable_repr(v) == repr(v) == "variable x([1., 1.])"
     assert variable.variable_str(v) == str(v) == "variable x([1. 1.])"
     assert function_node.grad is chainer.grad
+
+
+def test_small_helpers_of_chainers_modules():
+    import sys
+    import unittest
+
+    from fnet.compat import optimizer
+    from fnet.compat.testing import condition
+    from fnet.compat.training.extensions import computational_graph
+
+    assert computational_graph.is_return_code_zero([sys.executable, "-c", "pass"])
+    assert not computational_graph.is_return_code_zero([sys.executable, "-c", "raise SystemExit(3)"])
+    assert not computational_graph.is_return_code_zero(["no-such-command-of-fnet"])
+    assert optimizer.make_deprecation_message("Lasso") == (
+        "chainer.optimizer.Lasso is deprecated from v4. Use chainer.optimizer_hooks.Lasso instead."
+    )
+    with pytest.warns(DeprecationWarning, match="chainer.optimizer.Lasso is deprecated from v4"):
+        optimizer.Lasso(0.1)
+
+    class Case(unittest.TestCase):
+        def test_fails(self):
+            self.fail("no")
+
+    result = condition.QuietTestRunner().run(unittest.TestSuite([Case("test_fails")]))
+    assert isinstance(result, unittest.TestResult) and len(result.failures) == 1
