@@ -70,12 +70,15 @@ TABLES: dict[str, dict[str, str]] = {
         "normalization.decorrelated_batch_normalization": "DecorrelatedBatchNormalization",
         "normalization.group_normalization": "GroupNormalization",
         "normalization.layer_normalization": "LayerNormalization",
-        "rnn.gru": "GRU StatefulGRU StatelessGRU",
-        "rnn.lstm": "LSTM StatelessLSTM",
-        "rnn.mgu": "StatefulMGU StatelessMGU",
-        "rnn.n_step_gru": "NStepBiGRU NStepGRU",
-        "rnn.n_step_lstm": "NStepBiLSTM NStepLSTM",
-        "rnn.n_step_rnn": "NStepBiRNNReLU NStepBiRNNTanh NStepRNNReLU NStepRNNTanh",
+        "rnn.gru": "GRU StatefulGRU StatelessGRU links.rnn:GRUBase",
+        "rnn.lstm": "LSTM StatelessLSTM links.rnn:LSTMBase",
+        "rnn.mgu": "StatefulMGU StatelessMGU links.rnn:MGUBase",
+        "rnn.n_step_gru": "NStepBiGRU NStepGRU links.rnn:NStepGRUBase",
+        "rnn.n_step_lstm": "NStepBiLSTM NStepLSTM links.rnn:NStepLSTMBase",
+        "rnn.n_step_rnn": (
+            "NStepBiRNNReLU NStepBiRNNTanh NStepRNNReLU NStepRNNTanh links.rnn:NStepRNNBase "
+            "links.rnn:argsort_list_descent links.rnn:permutate_list"
+        ),
         "rnn.peephole": "StatefulPeepholeLSTM",
         "rnn.tree_lstm": "ChildSumTreeLSTM NaryTreeLSTM",
         "rnn.zoneoutlstm": "StatefulZoneoutLSTM",
