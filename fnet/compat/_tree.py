@@ -67,7 +67,10 @@ TABLES: dict[str, dict[str, str]] = {
         "model.classifier": "Classifier",
         "normalization.batch_normalization": "BatchNormalization",
         "normalization.batch_renormalization": "BatchRenormalization",
-        "normalization.decorrelated_batch_normalization": "DecorrelatedBatchNormalization",
+        "normalization.decorrelated_batch_normalization": (
+            "DecorrelatedBatchNormalization links.normalization:fix_avg_mean "
+            "links.normalization:fix_avg_projection"
+        ),
         "normalization.group_normalization": "GroupNormalization",
         "normalization.layer_normalization": "LayerNormalization",
         "rnn.gru": "GRU StatefulGRU StatelessGRU links.rnn:GRUBase",
