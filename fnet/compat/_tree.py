@@ -48,7 +48,9 @@ TABLES: dict[str, dict[str, str]] = {
         "connection.convolution_nd": "Convolution1D Convolution3D ConvolutionND",
         "connection.deconvolution_2d": "Deconvolution2D",
         "connection.deconvolution_nd": "Deconvolution1D Deconvolution3D DeconvolutionND",
-        "connection.deformable_convolution_2d": "DeformableConvolution2D",
+        "connection.deformable_convolution_2d": (
+            "DeformableConvolution2D links.connection:DeformableConvolution2DSampler"
+        ),
         "connection.depthwise_convolution_2d": "DepthwiseConvolution2D",
         "connection.dilated_convolution_2d": "DilatedConvolution2D",
         "connection.embed_id": "EmbedID",
