@@ -596,7 +596,8 @@ class GradientMethod(Optimizer):
                 again.append(param)
                 continue
             seen.add(id(param))
-            key = rule._batch_key(param, shared)
+            # batched: fnet's own rules; another rule object (a stand-in, a mock) updates alone
+            key = rule._batch_key(param, shared) if isinstance(rule, UpdateRule) else None
             if key is None:
                 param.update()
                 continue
