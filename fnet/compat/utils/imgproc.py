@@ -11,7 +11,7 @@ def oversample(images, crop_dims) -> numpy.ndarray:
     """The ten crops of each CHW image of ``images`` (all of one shape): the four corners and
     the center, each ``crop_dims = (height, width)``, then the same five mirrored left-right.
 
-    >>> oversample([numpy.arange(16.0).reshape(1, 4, 4)], (2, 2))[:, 0, 0].tolist()
+    >>> oversample([numpy.arange(16.0).reshape(1, 4, 4)], (2, 2))[:, 0, 0, 0].tolist()
     [0.0, 2.0, 8.0, 10.0, 5.0, 1.0, 3.0, 9.0, 11.0, 6.0]
     """
     channels, height, width = images[0].shape
