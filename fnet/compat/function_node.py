@@ -19,7 +19,13 @@ from ..autodiff.primitive import Primitive, take_output
 from ..autodiff.tracer import Record, Tracer, unbox_all
 from . import configuration, function_hooks
 from .utils import type_check
-from .variable import LeafRecord, Variable, VariableNode, as_variable
+from .variable import (
+    LeafRecord,
+    Variable,
+    VariableNode,
+    as_variable,
+    grad,  # noqa: F401  (Chainer defines chainer.grad in chainer.function_node)
+)
 
 __all__ = [
     "FunctionNode",
