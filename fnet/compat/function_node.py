@@ -524,7 +524,13 @@ class _PrimitiveNode:
 
     @property
     def rank(self) -> int:
-        return max((rank_of(p) for p in self._record.parents if p is not None), default=0)
+        return max((rank_of(p) for p in self._rank_inputs()), default=0)
+
+    def _rank_inputs(self) -> list:
+        return [p for p in self._record.parents if p is not None]
+
+    def _know_rank(self, rank: int) -> None:
+        """Nothing to keep: a view is made afresh each time."""
 
     def __eq__(self, other):
         return type(other) is _PrimitiveNode and other._record is self._record
@@ -534,11 +540,36 @@ class _PrimitiveNode:
 
 
 def rank_of(tracer: Tracer) -> int:
-    """The rank of the variable ``tracer`` stands for: 0 for a leaf, else its creator's + 1."""
-    record = tracer.record
-    if type(record) is LeafRecord or record.primitive is None:
-        return 0
-    return node_of(record).rank + 1
+    """The rank of the variable ``tracer`` stands for: 0 for a leaf, else its creator's + 1.
+
+    The graph is walked with a stack of its own (a deep graph does not recurse). A node whose
+    rank comes from its inputs has ``_rank_inputs()``, its traced inputs (None once it knows its
+    rank), and ``_know_rank(rank)``, told the rank found; other nodes keep their ``rank``.
+    """
+    ranks: dict[int, int] = {}  # id(record) -> rank, for the records under ``tracer``
+    stack = [tracer.record]
+    while stack:
+        record = stack[-1]
+        if id(record) in ranks:
+            stack.pop()
+            continue
+        leaf = type(record) is LeafRecord or record.primitive is None
+        node = None if leaf else node_of(record)
+        inputs = getattr(node, "_rank_inputs", None)
+        inputs = None if inputs is None else inputs()
+        if inputs is None:
+            ranks[id(record)] = 0 if node is None else node.rank + 1
+            stack.pop()
+            continue
+        waiting = [x.record for x in inputs if id(x.record) not in ranks]
+        if waiting:
+            stack.extend(waiting)
+            continue
+        rank = max((ranks[id(x.record)] for x in inputs), default=0)
+        node._know_rank(rank)
+        ranks[id(record)] = rank + 1
+        stack.pop()
+    return ranks[id(tracer.record)]
 
 
 def tracer_node(tracer: Tracer):

@@ -327,3 +327,15 @@ def test_stride_array_views_the_memory_of_the_base_array_in_elements():
     for shape, strides, offset in (((5,), (1,), 0), ((2,), (-1,), 0)):
         with pytest.raises(ValueError, match="_stride_array"):
             _stride_array(numpy.arange(4.0), shape, strides, offset)
+
+
+def test_rank_of_a_deep_graph_does_not_recurse():
+    x = chainer.Variable(numpy.ones(3, dtype=numpy.float32))
+    y = z = w = x
+    for _ in range(5000):
+        y = F.sin(y)  # a built-in function's class
+        z = z * 1  # an operator's node
+        w = F.exp(w - 1) + (w - 1)  # two paths into each node
+    assert (y.rank, y.creator.rank, z.rank) == (5000, 4999, 5000)
+    assert w.rank == 3 * 5000
+    assert F.sin(y).rank == 5001  # a node applied on top of a walked graph
