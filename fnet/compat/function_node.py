@@ -270,8 +270,11 @@ class FunctionNode(_ForwardByDevice):
         hooks = function_hooks.active_hooks(self)
         in_arrays = tuple(x.value if type(x) is Tracer else x for x in inputs)
         out_grads = tuple(None if gi is None else gi.array for gi in grad_outputs)
+        if hooks:  # as Chainer, hooks see None for an input the node did not retain
+            kept = self._input_indexes_to_retain or ()
+            in_data = tuple(x if i in kept else None for i, x in enumerate(in_arrays))
         for hook in hooks:
-            hook.backward_preprocess(self, in_arrays, out_grads)
+            hook.backward_preprocess(self, in_data, out_grads)
         targets = self._targets
         if type(self).backward_accumulate is FunctionNode.backward_accumulate:
             gxs = self.backward(targets, grad_outputs)
@@ -293,7 +296,7 @@ class FunctionNode(_ForwardByDevice):
             _check_gradient(self.label, i, value, in_arrays[i])
             result[i] = value
         for hook in hooks:
-            hook.backward_postprocess(self, in_arrays, out_grads)
+            hook.backward_postprocess(self, in_data, out_grads)
         if configuration.config.debug:
             _check_finite(self.label, "backward", [getattr(v, "value", v) for v in result.values()])
         return result
@@ -411,8 +414,9 @@ class Function(_ForwardByDevice):
     _node = None
 
     def __call__(self, *inputs):
-        node = FunctionAdapter(self)
-        self._node = node
+        node = self._node
+        if node is None or node.inputs is not None:  # a node runs once; one made unused is kept
+            node = self._node = FunctionAdapter(self)  # (with the hooks added to it before)
         outputs = node.apply(inputs)
         return outputs[0] if len(outputs) == 1 else outputs
 
@@ -464,12 +468,11 @@ class Function(_ForwardByDevice):
         self._output_indexes_to_retain = tuple(indexes)
 
     def add_hook(self, hook, name: str | None = None) -> None:
-        if self._node is None:
-            raise RuntimeError(f"{self.label}: call the function before adding a hook to it")
-        self._node.add_hook(hook, name)
+        """Add a hook to the function's node (before its first call: the node the call uses)."""
+        self.node.add_hook(hook, name)
 
     def delete_hook(self, name: str) -> None:
-        self._node.delete_hook(name)
+        self.node.delete_hook(name)
 
     def unchain(self) -> None:
         if self._node is not None:
