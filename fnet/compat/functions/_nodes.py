@@ -138,7 +138,7 @@ class BuiltinNode(FunctionNode):
         return bound.arguments
 
     def unchain(self) -> None:
-        self._args = None
+        self._args = self._rank_known = None
         self.__dict__.pop("_outs", None)
 
     def _attach(self, args, kwargs, out) -> bool:
