@@ -234,6 +234,15 @@ def test_operators_follow_numpy_broadcasting_and_reflect():
     numpy.testing.assert_array_equal((m @ x).array, [1, 2])
 
 
+@pytest.mark.parametrize("constant", [[3.0, 4.0], (3.0, 4.0)])
+@pytest.mark.parametrize(
+    "op", [lambda x, c: x + c, lambda x, c: c - x, lambda x, c: x * c, lambda x, c: c**x, lambda x, c: x @ c]
+)
+def test_a_list_or_tuple_operand_is_a_type_error_as_in_chainer(op, constant):
+    with pytest.raises(TypeError, match="must be a Variable, an array or a scalar, got"):
+        op(chainer.Variable(f32(1, 2)), constant)
+
+
 def test_addgrad_and_copydata():
     x, y = chainer.Variable(f32(1, 2)), chainer.Variable(f32(5, 6))
     y.grad = f32(1, 1)
