@@ -332,10 +332,9 @@ def _to_param_device(state: dict, array) -> None:
 def _reallocate(params) -> None:
     """Give zero gradients to the initialized parameters of ``params`` whose gradient is None."""
     for param in params:
-        if param.grad is None:
-            array = param.array
-            if array is not None:
-                param.grad = backend.xp(array).zeros_like(array)
+        array = param.array
+        if array is not None and param.grad is None:
+            param.grad = backend.xp(array).zeros_like(array)
 
 
 class Optimizer:
@@ -486,7 +485,7 @@ class Optimizer:
         if not self._loss_scaling_is_dynamic:
             return
         for name, param in self.target.namedparams():
-            grad = param.grad
+            grad = None if param.array is None else param.grad
             if grad is None:
                 continue
             xp = backend.xp(grad)

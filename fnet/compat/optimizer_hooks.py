@@ -236,7 +236,7 @@ class GradientNoise(_GradientHook):
     def _apply(self, pairs) -> None:
         # noise_func sees each parameter's own update rule: one transformation per parameter
         for rule, param in pairs:
-            if param.grad is not None:
+            if param.array is not None and param.grad is not None:
                 _edit_grads(self._transform_for(rule, backend.xp(param.grad)), [param])
 
     def _transform_for(self, rule, xp) -> optim.Transform:

@@ -109,6 +109,9 @@ class Variable:
     __slots__ = ("_data", "_grad", "_name", "_requires_grad", "_loss_scale", "_node_made", "__weakref__")
     __array_priority__ = 200
     _has_chainerx_array = False  # a Chainer build without ChainerX: never a ChainerX array
+    # False only on a Parameter made without an array, until its grad is set, cleared, zeroed or
+    # drawn with the array: reading ``grad`` before then is an error, as in Chainer
+    _grad_valid = True
 
     def __init__(
         self, data=None, *, name: str | None = None, grad=None, requires_grad: bool = True, **kwargs
@@ -231,12 +234,26 @@ class Variable:
     def grad(self):
         """The gradient array, or None."""
         g = self._grad
-        return None if g is None else g.array
+        if g is None:
+            if not self._grad_valid:
+                raise RuntimeError(
+                    "Variable.grad: cannot retrieve the gradient of a Parameter that was made "
+                    "uninitialized and has had no gradient set since\n"
+                    "  hint: set it manually, or call cleargrad() (cleargrads() on its link) beforehand"
+                )
+            return None
+        return g.array
 
     @grad.setter
     def grad(self, g) -> None:
         _check_grad(self, g, "Variable.grad")
         self._grad = None if g is None else Variable(g)  # as Chainer's: a Variable that requires grad
+        self._validate_grad()
+
+    def _validate_grad(self) -> None:
+        """Make ``grad`` readable (only a Parameter can hold it unreadable)."""
+        if not self._grad_valid:
+            self._grad_valid = True
 
     @property
     def grad_var(self):
@@ -249,10 +266,12 @@ class Variable:
             raise TypeError(f"Variable.grad_var: expected a Variable or None, got {type(g).__name__}")
         _check_grad(self, None if g is None else g._data, "Variable.grad_var")
         self._grad = g
+        self._validate_grad()
 
     def cleargrad(self) -> None:
         """Forget the gradient (set it to None)."""
         self._grad = None
+        self._validate_grad()
 
     def zerograd(self) -> None:
         """Set the gradient to zeros (deprecated in Chainer in favour of ``cleargrad``)."""
@@ -267,6 +286,7 @@ class Variable:
         data = self.array
         if data is not None:
             self._grad = Variable._of(backend.xp(data).zeros_like(data))
+        self._validate_grad()
 
     def addgrad(self, var: Variable) -> None:
         """Add ``var``'s gradient to this one, on this variable's device."""
@@ -658,9 +678,10 @@ class Parameter(Variable):
     """
 
     __slots__ = ("initializer", "update_rule", "_initial_device", "__dict__")
-    # the grad an uninitialized parameter gets with its array: NaN, zeros after zerograd(),
-    # none after cleargrad() (the array is not there yet for them to act on)
-    _grad_fill: float | None = numpy.nan
+    # the grad that ``initialize`` draws with the array: NaN for a parameter made uninitialized,
+    # zeros after zerograd(), none after cleargrad() (the array is not there yet for them to act
+    # on) and none for a parameter made with an array or a shape, as in Chainer
+    _grad_fill: float | None = None
 
     def __init__(self, initializer=None, shape=None, name: str | None = None):
         from . import initializers
@@ -679,8 +700,12 @@ class Parameter(Variable):
             initializer = initializers.Constant(initializer)
         super().__init__(None, name=name)
         self.initializer = initializer
-        if shape is not None:
+        if shape is None:
+            self._grad_fill = numpy.nan
+            self._grad_valid = False
+        else:
             self.initialize(shape)
+            self._grad = Variable._of(backend.xp(self.array).full_like(self.array, numpy.nan))
 
     @property
     def is_initialized(self) -> bool:
@@ -700,15 +725,19 @@ class Parameter(Variable):
         return configuration.get_dtype(self.initializer.dtype)
 
     def initialize(self, shape) -> None:
-        """Draw the array of ``shape`` from the initializer; the grad is filled with NaN."""
+        """Draw the array of ``shape`` from the initializer, and the grad as ``_grad_fill`` says."""
         from . import initializers
 
         device = self._initial_device
-        array = initializers.generate_array(self.initializer, shape, device.xp, device=device)
+        self._take(initializers.generate_array(self.initializer, shape, device.xp, device=device))
+
+    def _take(self, array) -> None:
+        """Make ``array``, drawn for this parameter, its array, with the grad ``initialize`` gives."""
         self._grad = None
         self._set_array(array)
         if self._grad_fill is not None:
-            self._grad = Variable._of(device.xp.full_like(array, self._grad_fill))
+            self._grad = Variable._of(backend.xp(array).full_like(array, self._grad_fill))
+        self._validate_grad()
 
     def cleargrad(self) -> None:
         """Forget the gradient; an uninitialized parameter will have none when it is drawn."""
@@ -734,22 +763,25 @@ class Parameter(Variable):
         return super().to_device(device)
 
     def __reduce__(self):
+        grad = self._grad
         return _rebuild_parameter, (
             self.array,
             self.name,
-            self.grad,
+            None if grad is None else grad.array,
             self.initializer,
             self.update_rule,
             self._initial_device,
+            self._grad_valid,
         )
 
 
-def _rebuild_parameter(array, name, grad, initializer, update_rule, initial_device):
+def _rebuild_parameter(array, name, grad, initializer, update_rule, initial_device, grad_valid=True):
     """A Parameter from what ``Parameter.__reduce__`` saved (for copy and pickle)."""
     p = Parameter(initializer, name=name)
     if array is not None:
         p._set_array(array)
     p._grad = None if grad is None else Variable._of(grad)
+    p._grad_valid = grad_valid
     p.update_rule = update_rule
     p._initial_device = initial_device
     return p

@@ -741,3 +741,19 @@ def test_a_missing_init_call_is_reported_in_chainers_exact_words():
 
     with pytest.raises(RuntimeError, match=r"^Link\.__init__\(\) has not been called\.$"):
         Derived()()
+
+
+def test_a_links_parameters_start_with_chainers_grads():
+    from fnet.compat import links as L
+
+    sized, lazy = L.Linear(3, 2), L.Linear(None, 2)
+    assert numpy.isnan(sized.W.grad).all() and numpy.isnan(sized.b.grad).all()  # cleargrads() first
+    with pytest.raises(RuntimeError, match="cannot retrieve the gradient"):
+        _ = lazy.W.grad  # not drawn, not cleared: unreadable, as in Chainer
+    assert lazy.grads_tree()["W"] is None  # the bridges and optimizers pass it by
+    lazy(numpy.ones((1, 4), numpy.float32))
+    assert numpy.isnan(lazy.W.grad).all()
+    sized.cleargrads()
+    target = L.Linear(3, 2)
+    target.addgrads(sized)  # a None grad adds nothing: the NaN stays
+    assert numpy.isnan(target.W.grad).all()

@@ -1,5 +1,7 @@
 """Variable and Parameter: Chainer's documented behaviour on the always-on trace level."""
 
+import copy
+
 import numpy
 import pytest
 
@@ -344,6 +346,30 @@ def test_an_uninitialized_parameter_keeps_what_zerograd_or_cleargrad_asked():
     assert numpy.isnan(fresh.grad).all()  # Chainer's NaN: a forgotten cleargrads() shows
     assert cleared.grad is None
     numpy.testing.assert_array_equal(zeroed.grad, [0.0, 0.0])
+
+
+def test_an_uninitialized_parameters_grad_cannot_be_read_until_set_as_in_chainer():
+    fresh = chainer.Parameter()
+    with pytest.raises(RuntimeError, match="Variable.grad: cannot retrieve the gradient"):
+        _ = fresh.grad
+    with pytest.raises(RuntimeError):  # copies keep the flag
+        _ = copy.deepcopy(fresh).grad
+    for make_readable in (
+        lambda p: p.cleargrad(),
+        lambda p: setattr(p, "grad", None),
+        lambda p: p.initialize((2,)),
+    ):
+        p = chainer.Parameter()
+        make_readable(p)
+        for q in (p, copy.deepcopy(p)):
+            assert q.grad is None or numpy.isnan(q.grad).all()
+
+
+def test_a_parameter_made_with_a_shape_has_a_nan_grad_and_redraws_without_one():
+    p = chainer.Parameter(shape=(2,))
+    assert numpy.isnan(p.grad).all()
+    p.initialize((2,))  # Chainer draws no grad again for a parameter that was made initialized
+    assert p.grad is None
 
 
 class _Scale(chainer.FunctionNode):

@@ -35,6 +35,7 @@ def test_lstm_steps_and_gradients_match_chainer():
         close(y, f"lstm.y{step}")
         close(lstm.c, f"lstm.c{step}")
         close(lstm.h, f"lstm.h{step}")
+    lstm.cleargrads()  # as in Chainer, the parameters start with NaN grads
     loss.backward()
     close(lstm.upward.W.grad, "lstm.g_upward_W")
     close(lstm.upward.b.grad, "lstm.g_upward_b")

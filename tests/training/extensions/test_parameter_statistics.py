@@ -37,7 +37,9 @@ def test_nan_params_are_skipped_when_asked(make_trainer):
 
 
 def test_uninitialized_params_and_missing_grads_are_skipped(make_trainer):
-    ext = ParameterStatistics(L.Linear(None, 2), {"mean": numpy.mean}, trigger=(1, "iteration"))
+    link = L.Linear(None, 2)
+    link.b.cleargrad()
+    ext = ParameterStatistics(link, {"mean": numpy.mean}, trigger=(1, "iteration"))
     trainer = make_trainer()
     trainer.extend(ext, "stats", trigger=(1, "iteration"))
     assert sorted(_report(ext, trainer)) == ["None/b/data/mean"]
