@@ -797,11 +797,18 @@ class VariableNode:
 
     _rank = None
 
-    def __init__(self, variable: Variable):
+    def __init__(self, variable: Variable, name: str | None = None, **kwargs):
+        if kwargs:
+            if "grad" in kwargs:  # a v1 argument, refused with ValueError as Chainer v7 does
+                raise ValueError(
+                    "VariableNode: unexpected keyword argument 'grad'\n"
+                    "  hint: pass the gradient to the Variable instead (Variable(data, grad=g), or v.grad = g)"
+                )
+            raise TypeError(f"VariableNode() got unexpected keyword argument(s) {', '.join(sorted(kwargs))}")
         self._variable = weakref.ref(variable)
         data = variable._data
         self._record = data.record if type(data) is Tracer else None
-        self._name = variable.name
+        self._name = variable.name if name is None else name
         array = variable.array
         self._shape = None if array is None else array.shape
         self._dtype = None if array is None else array.dtype

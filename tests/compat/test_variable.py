@@ -508,3 +508,14 @@ def test_setting_the_creator_cuts_joins_again_or_names_a_new_one():
     node.rank = 10
     w.set_creator_node(node)
     assert w.creator_node is node and w.rank == 11
+
+
+def test_variable_node_takes_chainers_arguments_and_refuses_a_grad():
+    from fnet.compat.variable import VariableNode
+
+    x = chainer.Variable(f32(1), name="x")
+    assert VariableNode(x, "x").name == "x"
+    with pytest.raises(ValueError, match="pass the gradient to the Variable instead"):
+        VariableNode(x, "", grad=None)
+    with pytest.raises(TypeError, match="unexpected keyword argument"):
+        VariableNode(x, "", other=1)
