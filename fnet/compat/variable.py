@@ -802,7 +802,7 @@ class VariableNode:
             if "grad" in kwargs:  # a v1 argument, refused with ValueError as Chainer v7 does
                 raise ValueError(
                     "VariableNode: unexpected keyword argument 'grad'\n"
-                    "  hint: pass the gradient to the Variable instead (Variable(data, grad=g), or v.grad = g)"
+                    "  hint: pass the gradient to the Variable instead (Variable(data, grad=g) or v.grad = g)"
                 )
             raise TypeError(f"VariableNode() got unexpected keyword argument(s) {', '.join(sorted(kwargs))}")
         self._variable = weakref.ref(variable)
