@@ -246,6 +246,11 @@ class Variable:
 
     @grad.setter
     def grad(self, g) -> None:
+        if isinstance(g, numpy.generic):
+            raise TypeError(
+                f"Variable.grad: the grad of {self._describe()} must be an array, got the NumPy scalar "
+                f"{type(g).__name__}\n  hint: wrap it with numpy.asarray(g)"
+            )
         _check_grad(self, g, "Variable.grad")
         self._grad = None if g is None else Variable(g)  # as Chainer's: a Variable that requires grad
         self._validate_grad()
@@ -289,12 +294,16 @@ class Variable:
         self._validate_grad()
 
     def addgrad(self, var: Variable) -> None:
-        """Add ``var``'s gradient to this one, on this variable's device."""
-        source = var._grad
-        if source is None:
+        """Add ``var``'s gradient to this one, on this variable's device; an uninitialized
+        Parameter is first initialized to ``var``'s shape, as in Chainer."""
+        if var.grad is None:
             return
+        source = var._grad
+        if self.array is None and isinstance(self, Parameter):
+            self.initialize(var.shape)
         g = backend.to_device(source.array, self.device)
         self._grad = Variable._of(g if self._grad is None else self._grad.array + g)
+        self._validate_grad()
 
     def copydata(self, var: Variable) -> None:
         """Copy ``var``'s array into this variable's array (in place, across devices).

@@ -221,3 +221,40 @@ def test_a_rule_hook_edits_only_its_parameter():
     optimizer.update()
     numpy.testing.assert_array_equal(model.a.W.array, before["/a/W"])
     numpy.testing.assert_allclose(model.b.W.array, before["/b/W"] - expected["/b/W"])
+
+
+@pytest.mark.parametrize(
+    "hook",
+    [
+        lambda: optimizer_hooks.WeightDecay(0.1),
+        lambda: optimizer_hooks.Lasso(0.1),
+        lambda: optimizer_hooks.GradientClipping(0.1),
+        lambda: optimizer_hooks.GradientHardClipping(-0.1, 0.1),
+        lambda: optimizer_hooks.GradientNoise(0.1),
+    ],
+)
+def test_hooks_hand_a_0d_parameter_an_array_grad(hook):
+    param = chainer.Parameter(numpy.array(2.0, numpy.float32))
+    param.grad = numpy.array(1.0, numpy.float32)
+    made = hook()
+    if getattr(made, "call_for_each_param", False):
+        made(chainer.UpdateRule(), param)
+    else:
+        made._apply([(chainer.UpdateRule(), param)])
+    assert type(param.grad) is numpy.ndarray and param.grad.dtype == numpy.float32
+
+
+def test_a_numpy_scalar_grad_is_refused_as_in_chainer():
+    v = chainer.Variable(numpy.array(1.0, numpy.float32))
+    with pytest.raises(TypeError, match="must be an array, got the NumPy scalar float32"):
+        v.grad = numpy.float32(1)
+    v.grad = numpy.array(1.0, numpy.float32)
+
+
+def test_addgrad_initializes_an_uninitialized_parameter_as_in_chainer():
+    x, y = chainer.Parameter(), chainer.Parameter(numpy.ones((3, 2), numpy.float32))
+    y.grad = numpy.full((3, 2), 2.0, numpy.float32)
+    x.cleargrad()
+    x.addgrad(y)
+    assert x.shape == (3, 2)
+    numpy.testing.assert_array_equal(x.grad, y.grad)
