@@ -223,6 +223,11 @@ class FunctionNode(_ForwardByDevice):
             hook.forward_postprocess(self, tuple(arrays))
         self.inputs = tuple(v.node for v in variables)
         self.outputs = tuple(weakref.ref(y.node) for y in outputs)
+        # as Chainer's, the nodes of retained inputs and outputs keep their arrays
+        for i in self._input_indexes_to_retain or ():
+            self.inputs[i]._retain(arrays[i])
+        for i in self._output_indexes_to_retain or ():
+            outputs[i].node._retain(outputs[i].array)
         self.rank = max((v.rank for v in variables), default=0)
         if configuration.config.debug:
             _check_finite(self.label, "forward", [y.array for y in outputs])

@@ -864,8 +864,15 @@ class VariableNode:
 
     @property
     def data(self):
+        """The variable's array; once the variable is gone, the array a function retained."""
         v = self._variable()
-        return None if v is None else v.array
+        return self._retained if v is None else v.array
+
+    _retained = None
+
+    def _retain(self, array) -> None:
+        """Keep ``array`` (a function retained it for its backward) past the variable's life."""
+        self._retained = array
 
     @property
     def creator_node(self):

@@ -376,3 +376,25 @@ def test_forward_may_leave_outputs_none():
     F.sum(y2).backward()
     assert node.retained[1] is None and node.retained[0].array is y2.array
     numpy.testing.assert_array_equal(x.grad, [3, 3])
+
+
+class _KeepSecond(chainer.FunctionNode):
+    def forward(self, inputs):
+        self.retain_inputs((1,))
+        self.retain_outputs((1,))
+        return inputs[0] * 2, inputs[1] * 3
+
+    def backward(self, indexes, grad_outputs):
+        return grad_outputs[0] * 2, grad_outputs[1] * 3
+
+
+def test_the_nodes_of_retained_inputs_and_outputs_keep_their_arrays_as_in_chainer():
+    xs = [chainer.Variable(rand(2, seed=i)) for i in (1, 2)]
+    kept_in = xs[1].array
+    in_nodes = [x.node for x in xs]
+    ys = _KeepSecond().apply(xs)
+    kept_out = ys[1].array
+    out_nodes = [y.node for y in ys]
+    del xs, ys  # the variables are gone: only what was retained stays
+    assert in_nodes[0].data is None and in_nodes[1].data is kept_in
+    assert out_nodes[0].data is None and out_nodes[1].data is kept_out
