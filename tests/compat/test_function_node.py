@@ -398,3 +398,13 @@ def test_the_nodes_of_retained_inputs_and_outputs_keep_their_arrays_as_in_chaine
     del xs, ys  # the variables are gone: only what was retained stays
     assert in_nodes[0].data is None and in_nodes[1].data is kept_in
     assert out_nodes[0].data is None and out_nodes[1].data is kept_out
+
+
+def test_identity_makes_new_variables_of_one_identity_node_as_in_chainer():
+    x = chainer.Variable(numpy.array([1.0], numpy.float32))
+    y1, y2 = F.identity(x, x)
+    assert type(y1.creator).__name__ == "Identity" and y2.creator is y1.creator
+    z = y1 + F.identity(x)
+    z.grad = numpy.array([1.0], numpy.float32)
+    z.backward(retain_grad=True)
+    assert y1 is not x and y1.grad[0] == 1 and x.grad[0] == 2
