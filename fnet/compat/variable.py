@@ -106,7 +106,7 @@ class Variable:
     array([8.], dtype=float32)
     """
 
-    __slots__ = ("_data", "_grad", "_name", "_requires_grad", "_loss_scale", "_node_made", "__weakref__")
+    __slots__ = ("_data", "_grad_var", "_name", "_requires_grad", "_loss_scale", "_node_made", "__weakref__")
     __array_priority__ = 200
     _has_chainerx_array = False  # a Chainer build without ChainerX: never a ChainerX array
     # False only on a Parameter made without an array, until its grad is set, cleared, zeroed or
@@ -133,7 +133,7 @@ class Variable:
     def _init_fields(self, data, name, grad, requires_grad: bool) -> None:
         self._name = name
         self._requires_grad = requires_grad
-        self._grad = None
+        self._grad_var = None
         self._data = None
         self._node_made = None
         self._set_array(data)
@@ -176,7 +176,7 @@ class Variable:
             value = numpy.asarray(value)
         v = object.__new__(Variable)
         v._data = value
-        v._grad = None
+        v._grad_var = None
         v._name = None
         v._requires_grad = traced
         v._node_made = None
@@ -203,8 +203,8 @@ class Variable:
         return self.array
 
     def _set_array(self, value) -> None:
-        if value is not None and self._grad is not None:
-            old = self._grad.array
+        if value is not None and self._grad_var is not None:
+            old = self._grad_var.array
             if old is not None and getattr(value, "shape", None) != old.shape:
                 raise ValueError(
                     f"Variable.array: {self._describe()} has a grad of shape {old.shape}, "
@@ -233,7 +233,7 @@ class Variable:
     @property
     def grad(self):
         """The gradient array, or None."""
-        g = self._grad
+        g = self._grad_var
         if g is None:
             if not self._grad_valid:
                 raise RuntimeError(
@@ -252,8 +252,18 @@ class Variable:
                 f"{type(g).__name__}\n  hint: wrap it with numpy.asarray(g)"
             )
         _check_grad(self, g, "Variable.grad")
-        self._grad = None if g is None else Variable(g)  # as Chainer's: a Variable that requires grad
+        self._grad_var = None if g is None else Variable(g)  # as Chainer's: a Variable that requires grad
         self._validate_grad()
+
+    @property
+    def _grad(self):
+        """Chainer's private name of the gradient array (without ``grad``'s validity check)."""
+        g = self._grad_var
+        return None if g is None else g.array
+
+    @_grad.setter
+    def _grad(self, g) -> None:
+        self._grad_var = None if g is None else Variable._of(g)
 
     def _validate_grad(self) -> None:
         """Make ``grad`` readable (only a Parameter can hold it unreadable)."""
@@ -263,19 +273,19 @@ class Variable:
     @property
     def grad_var(self):
         """The gradient as a Variable (with a graph after ``enable_double_backprop``), or None."""
-        return self._grad
+        return self._grad_var
 
     @grad_var.setter
     def grad_var(self, g) -> None:
         if g is not None and not isinstance(g, Variable):
             raise TypeError(f"Variable.grad_var: expected a Variable or None, got {type(g).__name__}")
         _check_grad(self, None if g is None else g._data, "Variable.grad_var")
-        self._grad = g
+        self._grad_var = g
         self._validate_grad()
 
     def cleargrad(self) -> None:
         """Forget the gradient (set it to None)."""
-        self._grad = None
+        self._grad_var = None
         self._validate_grad()
 
     def zerograd(self) -> None:
@@ -290,7 +300,7 @@ class Variable:
     def _zero_grad(self) -> None:
         data = self.array
         if data is not None:
-            self._grad = Variable._of(backend.xp(data).zeros_like(data))
+            self._grad_var = Variable._of(backend.xp(data).zeros_like(data))
         self._validate_grad()
 
     def addgrad(self, var: Variable) -> None:
@@ -298,11 +308,11 @@ class Variable:
         Parameter is first initialized to ``var``'s shape, as in Chainer."""
         if var.grad is None:
             return
-        source = var._grad
+        source = var._grad_var
         if self.array is None and isinstance(self, Parameter):
             self.initialize(var.shape)
         g = backend.to_device(source.array, self.device)
-        self._grad = Variable._of(g if self._grad is None else self._grad.array + g)
+        self._grad_var = Variable._of(g if self._grad_var is None else self._grad_var.array + g)
         self._validate_grad()
 
     def copydata(self, var: Variable) -> None:
@@ -517,7 +527,7 @@ class Variable:
         ``enable_double_backprop`` records the backward pass, so that the gradients can be
         differentiated again.
         """
-        if self._grad is None:
+        if self._grad_var is None:
             data = self.array
             if data is None or data.size != 1:
                 raise ValueError(
@@ -536,10 +546,10 @@ class Variable:
             ones = backend.xp(data).ones_like(data)
             if loss_scale is not None:
                 ones *= loss_scale
-            self._grad = Variable._of(ones)
-        grad = self._grad
+            self._grad_var = Variable._of(ones)
+        grad = self._grad_var
         if not retain_grad:  # Chainer (from v6) uses up the output's grad
-            self._grad = None
+            self._grad_var = None
         _backprop(
             [self],
             [grad],
@@ -554,8 +564,8 @@ class Variable:
         data = self.array
         if data is not None:
             self._set_array(backend.to_device(data, device))
-        if self._grad is not None:
-            self._grad = Variable._of(backend.to_device(self._grad.array, device))
+        if self._grad_var is not None:
+            self._grad_var = Variable._of(backend.to_device(self._grad_var.array, device))
         return self
 
     def to_cpu(self) -> Variable:
@@ -714,7 +724,7 @@ class Parameter(Variable):
             self._grad_valid = False
         else:
             self.initialize(shape)
-            self._grad = Variable._of(backend.xp(self.array).full_like(self.array, numpy.nan))
+            self._grad_var = Variable._of(backend.xp(self.array).full_like(self.array, numpy.nan))
 
     @property
     def is_initialized(self) -> bool:
@@ -742,10 +752,10 @@ class Parameter(Variable):
 
     def _take(self, array) -> None:
         """Make ``array``, drawn for this parameter, its array, with the grad ``initialize`` gives."""
-        self._grad = None
+        self._grad_var = None
         self._set_array(array)
         if self._grad_fill is not None:
-            self._grad = Variable._of(backend.xp(array).full_like(array, self._grad_fill))
+            self._grad_var = Variable._of(backend.xp(array).full_like(array, self._grad_fill))
         self._validate_grad()
 
     def cleargrad(self) -> None:
@@ -772,7 +782,7 @@ class Parameter(Variable):
         return super().to_device(device)
 
     def __reduce__(self):
-        grad = self._grad
+        grad = self._grad_var
         return _rebuild_parameter, (
             self.array,
             self.name,
@@ -789,7 +799,7 @@ def _rebuild_parameter(array, name, grad, initializer, update_rule, initial_devi
     p = Parameter(initializer, name=name)
     if array is not None:
         p._set_array(array)
-    p._grad = None if grad is None else Variable._of(grad)
+    p._grad_var = None if grad is None else Variable._of(grad)
     p._grad_valid = grad_valid
     p.update_rule = update_rule
     p._initial_device = initial_device
@@ -957,7 +967,7 @@ def _backprop(
             for record, ct in cotangents.items():
                 variable = wanted.get(record) if type(record) is not LeafRecord else None
                 if variable is not None and variable._requires_grad:
-                    variable._grad = Variable._of(ct)
+                    variable._grad_var = Variable._of(ct)
         return [_to_grad(cotangents.get(v._data.record)) if type(v._data) is Tracer else None for v in inputs]
     for record, ct in cotangents.items():
         leaf = type(record) is LeafRecord
@@ -977,9 +987,9 @@ def _backprop(
         _check_grad(variable, ct, "backward")
         if leaf:
             variable._loss_scale = loss_scale
-            if variable._grad is not None:  # leaves accumulate
-                ct = variable._grad._data + ct
-        variable._grad = Variable._of(ct)
+            if variable._grad_var is not None:  # leaves accumulate
+                ct = variable._grad_var._data + ct
+        variable._grad_var = Variable._of(ct)
     return None
 
 
@@ -1014,7 +1024,7 @@ def backward(outputs, grad_outputs=None, **kwargs) -> None:
     if grad_outputs is None:
         grad_outputs = []
         for out in outputs:
-            g = out._grad
+            g = out._grad_var
             if g is None:
                 warnings.warn(
                     "outputs contains a Variable without grad, or duplicate outputs. Note that "
@@ -1022,7 +1032,7 @@ def backward(outputs, grad_outputs=None, **kwargs) -> None:
                     RuntimeWarning,
                     stacklevel=2,
                 )
-            out._grad = None
+            out._grad_var = None
             grad_outputs.append(g)
     pairs = [(out, as_variable(g)) for out, g in zip(outputs, grad_outputs) if g is not None]
     _backprop([out for out, _ in pairs], [g for _, g in pairs], **options)
@@ -1096,7 +1106,7 @@ def grad(
         results = [as_variable(r) if r is not None and not isinstance(r, Variable) else r for r in results]
     if set_grad:
         for x, r in zip(inputs, results):
-            x._grad = r
+            x._grad_var = r
     return results
 
 

@@ -118,7 +118,7 @@ def test_hooks_skip_parameters_without_gradient():
         assert param.grad is None
     uninitialized = chainer.Parameter()
     optimizer_hooks.WeightDecay(0.1)(None, uninitialized)  # skipped: its grad is not readable yet
-    assert uninitialized.array is None and uninitialized._grad is None
+    assert uninitialized.array is None and uninitialized._grad_var is None
 
 
 def test_a_changed_attribute_takes_effect():

@@ -519,3 +519,11 @@ def test_variable_node_takes_chainers_arguments_and_refuses_a_grad():
         VariableNode(x, "", grad=None)
     with pytest.raises(TypeError, match="unexpected keyword argument"):
         VariableNode(x, "", other=1)
+
+
+def test_chainers_private_grad_is_the_gradient_array():
+    p = chainer.Parameter(shape=(2,))  # Chainer code and tests read p._grad
+    assert type(p._grad) is numpy.ndarray and numpy.isnan(p._grad).all()
+    p._grad = numpy.ones(2, numpy.float32)
+    numpy.testing.assert_array_equal(p.grad, [1, 1])
+    assert chainer.Parameter()._grad is None  # no validity check, as in Chainer
