@@ -10,6 +10,7 @@ so a ``backward`` written with Chainer functions can be differentiated again. Ol
 
 from __future__ import annotations
 
+import traceback
 import weakref
 
 import numpy
@@ -17,7 +18,7 @@ import numpy
 from .. import backend
 from ..autodiff.primitive import Primitive, take_output
 from ..autodiff.tracer import Record, Tracer, unbox_all
-from . import configuration, function_hooks
+from . import _debug_stack, configuration, function_hooks
 from .utils import type_check
 from .variable import LeafRecord, Variable, VariableNode, as_variable
 
@@ -108,6 +109,7 @@ class FunctionNode(_ForwardByDevice):
     _targets: tuple = ()
     _cache = None
     _local_hooks = None
+    stack = None  # in debug mode, where the node was applied (told when its backward fails)
 
     # -- what subclasses define -----------------------------------------------------------
     def check_type_forward(self, in_types) -> None:
@@ -231,6 +233,7 @@ class FunctionNode(_ForwardByDevice):
         self.rank = max((v.rank for v in variables), default=0)
         if configuration.config.debug:
             _check_finite(self.label, "forward", [y.array for y in outputs])
+            self.stack = traceback.extract_stack()
         return outputs
 
     # -- inside the primitive --------------------------------------------------------------
@@ -265,7 +268,11 @@ class FunctionNode(_ForwardByDevice):
         """The cotangent of input ``index``; the user's backward runs once per pass (per ``g``)."""
         cache = self._cache
         if cache is None or cache[0] is not g:
-            cache = self._cache = (g, self._run_backward(g, ans, inputs))
+            try:
+                cache = self._cache = (g, self._run_backward(g, ans, inputs))
+            except Exception as error:
+                _debug_stack.add_creation_stack(self, error)
+                raise
         return cache[1].get(index)
 
     def _run_backward(self, g, ans, inputs) -> dict:

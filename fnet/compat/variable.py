@@ -17,7 +17,7 @@ import numpy
 from .. import backend
 from ..autodiff.tracer import Record, Tracer, unbox_all
 from ..errors import aval
-from . import configuration
+from . import _debug_stack, configuration
 from ._migration import keyword_error
 
 _engine = importlib.import_module("fnet.autodiff.backward")
@@ -960,7 +960,12 @@ def _backprop(
     keep = None if not wanted else wanted.__contains__
     if _cut:  # the cut variables' records are leaves: keep their cotangents too
         keep = _cut.__contains__ if not wanted else lambda record: record in _cut or record in wanted
-    cotangents = _engine.backward(roots, create_graph=create_graph, keep=keep) if roots else {}
+    try:
+        cotangents = _engine.backward(roots, create_graph=create_graph, keep=keep) if roots else {}
+    except Exception as error:  # in debug mode, say where the failing function was applied
+        if configuration.config.debug:
+            _debug_stack.report_failed_backward(error)
+        raise
     _refuse_old_style(cotangents)
     if inputs is not None:
         if retain_grad:  # the intermediate variables on the way get their gradients

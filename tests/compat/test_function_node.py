@@ -408,3 +408,33 @@ def test_identity_makes_new_variables_of_one_identity_node_as_in_chainer():
     z.grad = numpy.array([1.0], numpy.float32)
     z.backward(retain_grad=True)
     assert y1 is not x and y1.grad[0] == 1 and x.grad[0] == 2
+
+
+class _BadBackward(chainer.Function):
+    def forward(self, inputs):
+        return (inputs[0] * 2,)
+
+    def backward(self, inputs, grads):
+        raise ValueError("bad backward")
+
+
+def _applied_line(make):
+    import inspect
+
+    line = inspect.currentframe().f_lineno + 1
+    return make(), line
+
+
+@pytest.mark.parametrize("debug", [True, False])
+def test_debug_mode_tells_where_a_function_whose_backward_fails_was_applied(debug):
+    x = chainer.Variable(numpy.array([0.0, 1.0]))
+    with chainer.using_config("debug", debug):
+        for make, error in (
+            (lambda: F.sum(_BadBackward()(x)), ValueError),
+            (lambda: F.sum(F.sqrt(x)), FloatingPointError),  # a built-in: NumPy raises
+        ):
+            y, line = _applied_line(make)
+            with numpy.errstate(divide="raise"), pytest.raises(error) as caught:
+                y.backward()
+            told = "Stacktrace of the function is below" in str(caught.value)
+            assert told == debug and (f"line {line}" in str(caught.value)) == debug
