@@ -269,10 +269,13 @@ class FunctionNode(_ForwardByDevice):
         cache = self._cache
         if cache is None or cache[0] is not g:
             try:
-                cache = self._cache = (g, self._run_backward(g, ans, inputs))
+                result = self._run_backward(g, ans, inputs)
             except Exception as error:
                 _debug_stack.add_creation_stack(self, error)
                 raise
+            if configuration.config.debug:  # (Chainer's NaN error tells no stack)
+                _check_finite(self.label, "backward", [getattr(v, "value", v) for v in result.values()])
+            cache = self._cache = (g, result)
         return cache[1].get(index)
 
     def _run_backward(self, g, ans, inputs) -> dict:
@@ -306,8 +309,6 @@ class FunctionNode(_ForwardByDevice):
             result[i] = value
         for hook in hooks:
             hook.backward_postprocess(self, in_arrays, out_grads)
-        if configuration.config.debug:
-            _check_finite(self.label, "backward", [getattr(v, "value", v) for v in result.values()])
         return result
 
 
