@@ -357,9 +357,9 @@ class TimerHook(FunctionHook, NestedCallTimer):
     >>> import numpy, fnet.compat as chainer
     >>> with TimerHook() as hook:
     ...     y = chainer.functions.relu(chainer.Variable(numpy.ones((2, 3), numpy.float32)))
-    >>> [name for name, _ in hook.call_history]
-    ['relu']
-    >>> hook.summary()['relu']['occurrence']
+    >>> [name for name, _ in hook.call_history]  # the class of the node, as in Chainer
+    ['ReLU']
+    >>> hook.summary()['ReLU']['occurrence']
     1
     """
 
