@@ -757,6 +757,12 @@ class Parameter(Variable):
         if self._grad_fill is not None:
             self._grad_var = Variable._of(backend.xp(array).full_like(array, self._grad_fill))
         self._validate_grad()
+        for ref in self.__dict__.get("_twins", ()):
+            twin = ref()
+            if twin is not None and twin is not self:
+                if twin._grad_var is not None and twin._grad_var.shape != array.shape:
+                    twin._grad_var = None  # a grad of the old shape has nothing left to add to
+                twin._set_array(array)
 
     def cleargrad(self) -> None:
         """Forget the gradient; an uninitialized parameter will have none when it is drawn."""
@@ -780,6 +786,16 @@ class Parameter(Variable):
             self._initial_device = backend.get_device(device)
             return self
         return super().to_device(device)
+
+    def __copy__(self) -> Parameter:
+        """A shallow copy sharing the array; as in Chainer, the two go on sharing it when either
+        is initialized (``link.copy()`` of a lazy link gets the parameters its first call draws)."""
+        new = _rebuild_parameter(*self.__reduce__()[1])
+        twins = self.__dict__.setdefault("_twins", [weakref.ref(self)])
+        twins[:] = [ref for ref in twins if ref() is not None]  # (copies made and dropped again)
+        twins.append(weakref.ref(new))
+        new._twins = twins
+        return new
 
     def __reduce__(self):
         grad = self._grad_var

@@ -757,3 +757,14 @@ def test_a_links_parameters_start_with_chainers_grads():
     target = L.Linear(3, 2)
     target.addgrads(sized)  # a None grad adds nothing: the NaN stays
     assert numpy.isnan(target.W.grad).all()
+
+
+def test_a_shared_copy_of_a_lazy_link_draws_the_parameters_of_both():
+    from fnet.compat import links as L
+
+    original = L.Linear(None, 2)
+    copied = original.copy()  # mode='share', before the first call (as Chainer's evaluators do)
+    x = numpy.ones((1, 3), numpy.float32)
+    y = copied(x)
+    assert original.W.array is copied.W.array
+    numpy.testing.assert_array_equal(original(x).array, y.array)

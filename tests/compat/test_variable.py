@@ -527,3 +527,17 @@ def test_chainers_private_grad_is_the_gradient_array():
     p._grad = numpy.ones(2, numpy.float32)
     numpy.testing.assert_array_equal(p.grad, [1, 1])
     assert chainer.Parameter()._grad is None  # no validity check, as in Chainer
+
+
+def test_shallow_copies_of_a_parameter_share_the_array_initialize_draws_as_in_chainer():
+    x = chainer.Parameter()
+    y = copy.copy(x)
+    x.initialize((3, 2))
+    assert y.array is x.array and numpy.isnan(x.grad).all()
+    z = copy.copy(x)
+    z.initializer = chainer.initializers.Constant(2.0)
+    z.initialize((3, 2))  # an initialized parameter drawn again: the copies see the new array
+    assert x.array is z.array and y.array is z.array and (z.array == 2).all()
+    deep = copy.deepcopy(x)
+    x.initialize((3, 2))
+    assert deep.array is not x.array
