@@ -242,19 +242,3 @@ def test_hooks_hand_a_0d_parameter_an_array_grad(hook):
     else:
         made._apply([(chainer.UpdateRule(), param)])
     assert type(param.grad) is numpy.ndarray and param.grad.dtype == numpy.float32
-
-
-def test_a_numpy_scalar_grad_is_refused_as_in_chainer():
-    v = chainer.Variable(numpy.array(1.0, numpy.float32))
-    with pytest.raises(TypeError, match="must be an array, got the NumPy scalar float32"):
-        v.grad = numpy.float32(1)
-    v.grad = numpy.array(1.0, numpy.float32)
-
-
-def test_addgrad_initializes_an_uninitialized_parameter_as_in_chainer():
-    x, y = chainer.Parameter(), chainer.Parameter(numpy.ones((3, 2), numpy.float32))
-    y.grad = numpy.full((3, 2), 2.0, numpy.float32)
-    x.cleargrad()
-    x.addgrad(y)
-    assert x.shape == (3, 2)
-    numpy.testing.assert_array_equal(x.grad, y.grad)
