@@ -107,6 +107,7 @@ __all__ = [
     # modules
     "backend",
     "backends",
+    "basic_math",
     "computational_graph",
     "configuration",
     "cuda",

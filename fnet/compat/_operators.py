@@ -9,6 +9,7 @@ import numpy
 
 from .. import backend
 from ..autodiff.tracer import Tracer
+from ..errors import message
 from ..ops import elementwise, indexing, linalg
 from . import configuration
 from .function_hooks import observe, observing
@@ -60,14 +61,23 @@ def _maker(name: str | None, transform=None):
 _SCALARS = (int, float)  # constants (Chainer's ``*Constant`` nodes): these, and NumPy scalars
 
 
-def _operand(self: Variable, other):
-    """``other`` as an operand next to ``self``: a raw array takes ``self``'s dtype, as Chainer
-    converts constants (``x + 0.2 * numpy.ones(2)`` stays float32)."""
+def _operand(self: Variable, other, name: str):
+    """``other`` as an operand of operator ``name`` next to ``self``: a raw array takes ``self``'s
+    dtype, as Chainer converts constants (``x + 0.2 * numpy.ones(2)`` stays float32); anything but
+    a Variable, an array or a scalar (a list, a tuple) is a TypeError, as in Chainer."""
     if isinstance(other, Variable):
         return other._data
     if backend.is_array(other) and not isinstance(other, numpy.generic):
         dtype = self.dtype
         return other if other.dtype == dtype else other.astype(dtype)
+    if not (numpy.isscalar(other) or type(other) is Tracer):
+        raise TypeError(
+            message(
+                f"Variable.__{name}__",
+                f"the other operand must be a Variable, an array or a scalar, got {type(other).__name__}",
+                hint="make it an array first, e.g. numpy.asarray(value, dtype=x.dtype)",
+            )
+        )
     return unwrap(other)
 
 
@@ -96,26 +106,26 @@ def _call(op, args, make=None, value=None):
     return result
 
 
-def _binary(op, classes):
+def _binary(op, name, classes):
     variable, constant, _, transform = classes
     of_variable, of_constant = _maker(variable), _maker(constant, transform)
 
     def binary(self, other):
         if isinstance(other, Variable) or not (type(other) in _SCALARS or numpy.isscalar(other)):
-            return _call(op, (self._data, _operand(self, other)), of_variable)
-        return _call(op, (self._data, _operand(self, other)), of_constant, other)
+            return _call(op, (self._data, _operand(self, other, name)), of_variable)
+        return _call(op, (self._data, _operand(self, other, name)), of_constant, other)
 
     return binary
 
 
-def _reflected(op, classes):
+def _reflected(op, name, classes):
     variable, _, constant, _ = classes
     of_variable, of_constant = _maker(variable), _maker(constant)
 
     def reflected(self, other):
         if isinstance(other, Variable) or not (type(other) in _SCALARS or numpy.isscalar(other)):
-            return _call(op, (_operand(self, other), self._data), of_variable)
-        return _call(op, (_operand(self, other), self._data), of_constant, other)
+            return _call(op, (_operand(self, other, f"r{name}"), self._data), of_variable)
+        return _call(op, (_operand(self, other, f"r{name}"), self._data), of_constant, other)
 
     return reflected
 
@@ -129,8 +139,8 @@ def install() -> None:
     """Give Variable its arithmetic operators and indexing."""
     for name, op in _BINARY.items():
         classes = _NODES.get(name, (None, None, None, None))
-        setattr(Variable, f"__{name}__", _binary(op, classes))
-        setattr(Variable, f"__r{name}__", _reflected(op, classes))
+        setattr(Variable, f"__{name}__", _binary(op, name, classes))
+        setattr(Variable, f"__r{name}__", _reflected(op, name, classes))
     Variable.__neg__ = _unary(elementwise.negative, "Neg")
     Variable.__abs__ = _unary(elementwise.absolute, "Absolute")
     Variable.__pos__ = lambda self: self

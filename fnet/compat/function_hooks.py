@@ -25,6 +25,7 @@ from __future__ import annotations
 import collections
 import sys
 import threading
+import traceback
 import warnings
 
 import numpy
@@ -32,7 +33,7 @@ import numpy
 from .. import backend as _core_backend
 from ..autodiff.primitive import Primitive, take_output
 from ..autodiff.tracer import Tracer, grad_enabled, unbox_all
-from . import configuration
+from . import _debug_stack, configuration
 from ._timer import NestedCallTimer
 from .variable import Variable
 
@@ -139,7 +140,7 @@ class BuiltinFunction:
     """What hooks see of one call of a built-in function that no Chainer class stands for: its
     name as ``label``, and its input arrays (kept for the backward callbacks)."""
 
-    __slots__ = ("label", "in_data", "_out_grad", "_pending")
+    __slots__ = ("label", "in_data", "_out_grad", "_pending", "stack")
     _local_hooks = None
 
     def __init__(self, label: str, in_data: tuple):
@@ -147,6 +148,7 @@ class BuiltinFunction:
         self.in_data = in_data
         self._out_grad = None
         self._pending = False
+        self.stack = None
 
     def __repr__(self) -> str:
         return f"<BuiltinFunction {self.label}>"
@@ -220,6 +222,7 @@ def observe(node, run, args: list, kwargs: dict):
         hook.forward_postprocess(node, node.in_data)
     if configuration.config.debug:
         _check_finite(node.label, "forward", [unbox_all(y) for y in _arrays(out, [])])
+        node.stack = traceback.extract_stack()
     return out
 
 
@@ -252,6 +255,8 @@ def _before_backward(node, g):
     """At the outputs' marker (operand 0: the token): the backward of ``node`` starts."""
     node._out_grad = tuple(None if gy is None else unbox_all(gy) for gy in g)
     node._pending = True
+    if node.stack is not None:
+        _debug_stack.in_backward.append(node)
     for hook in active_hooks(node):
         hook.backward_preprocess(node, node.in_data, node._out_grad)
     return numpy.zeros(0, numpy.float32)
@@ -262,6 +267,8 @@ def _after_backward(node, g):
     differentiated."""
     if node._pending:
         node._pending = False
+        if node.stack is not None and node in _debug_stack.in_backward:
+            _debug_stack.in_backward.remove(node)
         for hook in active_hooks(node):
             hook.backward_postprocess(node, node.in_data, node._out_grad)
         if configuration.config.debug:

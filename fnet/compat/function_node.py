@@ -10,6 +10,7 @@ so a ``backward`` written with Chainer functions can be differentiated again. Ol
 
 from __future__ import annotations
 
+import traceback
 import weakref
 
 import numpy
@@ -17,7 +18,7 @@ import numpy
 from .. import backend
 from ..autodiff.primitive import Primitive, take_output
 from ..autodiff.tracer import Record, Tracer, unbox_all
-from . import configuration, function_hooks
+from . import _debug_stack, configuration, function_hooks
 from .utils import type_check
 from .variable import (
     LeafRecord,
@@ -114,6 +115,7 @@ class FunctionNode(_ForwardByDevice):
     _targets: tuple = ()
     _cache = None
     _local_hooks = None
+    stack = None  # in debug mode, where the node was applied (told when its backward fails)
 
     # -- what subclasses define -----------------------------------------------------------
     def check_type_forward(self, in_types) -> None:
@@ -229,9 +231,15 @@ class FunctionNode(_ForwardByDevice):
             hook.forward_postprocess(self, tuple(arrays))
         self.inputs = tuple(v.node for v in variables)
         self.outputs = tuple(weakref.ref(y.node) for y in outputs)
+        # as Chainer's, the nodes of retained inputs and outputs keep their arrays
+        for i in self._input_indexes_to_retain or ():
+            self.inputs[i]._retain(arrays[i])
+        for i in self._output_indexes_to_retain or ():
+            outputs[i].node._retain(outputs[i].array)
         self.rank = max((v.rank for v in variables), default=0)
         if configuration.config.debug:
             _check_finite(self.label, "forward", [y.array for y in outputs])
+            self.stack = traceback.extract_stack()
         return outputs
 
     # -- inside the primitive --------------------------------------------------------------
@@ -266,7 +274,14 @@ class FunctionNode(_ForwardByDevice):
         """The cotangent of input ``index``; the user's backward runs once per pass (per ``g``)."""
         cache = self._cache
         if cache is None or cache[0] is not g:
-            cache = self._cache = (g, self._run_backward(g, ans, inputs))
+            try:
+                result = self._run_backward(g, ans, inputs)
+            except Exception as error:
+                _debug_stack.add_creation_stack(self, error)
+                raise
+            if configuration.config.debug:  # (Chainer's NaN error tells no stack)
+                _check_finite(self.label, "backward", [getattr(v, "value", v) for v in result.values()])
+            cache = self._cache = (g, result)
         return cache[1].get(index)
 
     def _run_backward(self, g, ans, inputs) -> dict:
@@ -303,8 +318,6 @@ class FunctionNode(_ForwardByDevice):
             result[i] = value
         for hook in hooks:
             hook.backward_postprocess(self, in_data, out_grads)
-        if configuration.config.debug:
-            _check_finite(self.label, "backward", [getattr(v, "value", v) for v in result.values()])
         return result
 
 

@@ -368,6 +368,9 @@ class _CheckBackward:
     def backprop(self, ys: tuple, gys: tuple, directions: list):
         """The gradients by backprop, dotted with ``directions``."""
         seeds = [None if gy is None else Variable(gy.copy(), requires_grad=False) for gy in gys]
+        # an output that is an input itself (broadcast_to to its own shape) passes its gradient
+        # on through a node of its own, as Chainer's check_backward joins the outputs in one node
+        ys = tuple(F.identity(y) if y is not None and any(y is v for v in self.variables) else y for y in ys)
         _backprop(ys, seeds)
         for i, (v, skip) in enumerate(zip(self.variables, self.no_grads)):
             if skip and v is not None and v.grad is not None:

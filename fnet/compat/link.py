@@ -58,6 +58,12 @@ def _copy_param(param: Parameter, memo: dict | None) -> Parameter:
     return new
 
 
+def _grad_of(param: Parameter):
+    """``param``'s gradient for a grads tree: None for a parameter whose array is not drawn yet
+    (whose ``grad`` may not be read)."""
+    return None if param.array is None else param.grad
+
+
 def _check_copy_mode(where: str, mode: str) -> None:
     if mode not in _COPY_MODES:
         raise ValueError(
@@ -480,7 +486,7 @@ class Link:
 
     def grads_tree(self) -> dict:
         """The parameters' gradients, structured like ``params_tree()`` (None where no grad)."""
-        return self._tree(lambda link: {n: link.__dict__[n].grad for n in sorted(link._params)}, True)
+        return self._tree(lambda link: {n: _grad_of(link.__dict__[n]) for n in sorted(link._params)}, True)
 
     def state_tree(self) -> dict:
         """The persistent values as a nested dict (links without persistents left out), like

@@ -27,7 +27,7 @@ from typing import Any
 import numpy
 
 from .. import backend
-from . import optimizer_hooks
+from . import initializers, optimizer_hooks
 from .link import Link
 from .serializer import Deserializer
 from .variable import Parameter, Variable
@@ -218,7 +218,7 @@ class UpdateRule:
             return
         self.t += 1
         array = param.array
-        fp32 = self._use_fp32_update and array is not None and array.dtype == numpy.float16
+        fp32 = self._use_fp32_update and _dtype_or_none(param) == numpy.float16
         target = self._fp32_target(param) if fp32 else param
         if array is not None:
             self._init_states(target)
@@ -232,16 +232,23 @@ class UpdateRule:
         for hook in list(self._hookable.post.values()):
             hook(self, target)
         if fp32:
-            array[...] = target.array.astype(array.dtype)
+            if array is not None:
+                array[...] = target.array.astype(array.dtype)
             target.cleargrad()
 
     def _fp32_target(self, param: Variable) -> Parameter:
-        """The float32 master copy of a float16 parameter, holding its gradient in float32."""
-        if self._fp32_param is None:
-            self._fp32_param = Parameter(param.array.astype(numpy.float32), name=param.name)
-        master = self._fp32_param
-        grad = param.grad
-        master.grad = None if grad is None else grad.astype(numpy.float32)
+        """The float32 master copy of a float16 parameter, holding its gradient in float32 (an
+        uninitialized float32 parameter while ``param`` is uninitialized, as in Chainer)."""
+        array, master = param.array, self._fp32_param
+        if master is None or (master.array is None and array is not None):
+            if array is None:
+                master = Parameter(initializers.NaN(numpy.float32), name=param.name)
+            else:
+                master = Parameter(array.astype(numpy.float32), name=param.name)
+            self._fp32_param = master
+        if array is not None:
+            grad = param.grad
+            master.grad = None if grad is None else grad.astype(numpy.float32)
         return master
 
     def update_core(self, param: Variable) -> None:
@@ -329,13 +336,20 @@ def _to_param_device(state: dict, array) -> None:
             state[key] = backend.get_device_from_array(array).send(value)
 
 
+def _dtype_or_none(param: Variable):
+    """``param``'s dtype; None for an uninitialized parameter whose initializer gives none."""
+    try:
+        return param.dtype
+    except RuntimeError:
+        return None
+
+
 def _reallocate(params) -> None:
     """Give zero gradients to the initialized parameters of ``params`` whose gradient is None."""
     for param in params:
-        if param.grad is None:
-            array = param.array
-            if array is not None:
-                param.grad = backend.xp(array).zeros_like(array)
+        array = param.array
+        if array is not None and param.grad is None:
+            param.grad = backend.xp(array).zeros_like(array)
 
 
 class Optimizer:
@@ -486,7 +500,7 @@ class Optimizer:
         if not self._loss_scaling_is_dynamic:
             return
         for name, param in self.target.namedparams():
-            grad = param.grad
+            grad = None if param.array is None else param.grad
             if grad is None:
                 continue
             xp = backend.xp(grad)
@@ -596,7 +610,7 @@ class GradientMethod(Optimizer):
                 again.append(param)
                 continue
             seen.add(id(param))
-            # batched: fnet's own rules; another rule object (a stand-in, a mock) updates alone
+            # a rule that is not an UpdateRule (a duck-typed one, a mock) is only called
             key = rule._batch_key(param, shared) if isinstance(rule, UpdateRule) else None
             if key is None:
                 param.update()

@@ -48,8 +48,8 @@ def _edit_grads(transform: optim.Transform, params: list) -> None:
     arrays = [param.array for param in params]
     new, _ = transform.update(grads, transform.init(arrays), arrays)
     for param, old, g in zip(params, grads, new):
-        if g is not old:  # Chainer edits the gradient in place: it keeps its dtype
-            param.grad = g if g.dtype == old.dtype else g.astype(old.dtype)
+        if g is not old:  # Chainer edits the gradient in place: it keeps its dtype (and stays an array)
+            param.grad = backend.xp(old).asarray(g, dtype=old.dtype)
 
 
 class _GradientHook:
@@ -236,7 +236,7 @@ class GradientNoise(_GradientHook):
     def _apply(self, pairs) -> None:
         # noise_func sees each parameter's own update rule: one transformation per parameter
         for rule, param in pairs:
-            if param.grad is not None:
+            if param.array is not None and param.grad is not None:
                 _edit_grads(self._transform_for(rule, backend.xp(param.grad)), [param])
 
     def _transform_for(self, rule, xp) -> optim.Transform:

@@ -171,8 +171,9 @@ class _PureRule(UpdateRule):
 
     def update_core(self, param: Variable) -> None:
         """One step of the transformation on ``param`` (in place), with the current hyperparameters."""
-        array, grad = param.array, param.grad
-        if array is None or grad is None:
+        array = param.array
+        grad = None if array is None else param.grad  # an uninitialized parameter has no grad to read
+        if grad is None:
             return
         if self._state is None:
             self._init_states(param)

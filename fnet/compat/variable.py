@@ -17,7 +17,7 @@ import numpy
 from .. import backend
 from ..autodiff.tracer import Record, Tracer, unbox_all
 from ..errors import aval
-from . import configuration
+from . import _debug_stack, configuration
 from ._migration import keyword_error
 
 _engine = importlib.import_module("fnet.autodiff.backward")
@@ -106,9 +106,12 @@ class Variable:
     array([8.], dtype=float32)
     """
 
-    __slots__ = ("_data", "_grad", "_name", "_requires_grad", "_loss_scale", "_node_made", "__weakref__")
+    __slots__ = ("_data", "_grad_var", "_name", "_requires_grad", "_loss_scale", "_node_made", "__weakref__")
     __array_priority__ = 200
     _has_chainerx_array = False  # a Chainer build without ChainerX: never a ChainerX array
+    # False only on a Parameter made without an array, until its grad is set, cleared, zeroed or
+    # drawn with the array: reading ``grad`` before then is an error, as in Chainer
+    _grad_valid = True
 
     def __init__(
         self, data=None, *, name: str | None = None, grad=None, requires_grad: bool = True, **kwargs
@@ -130,7 +133,7 @@ class Variable:
     def _init_fields(self, data, name, grad, requires_grad: bool) -> None:
         self._name = name
         self._requires_grad = requires_grad
-        self._grad = None
+        self._grad_var = None
         self._data = None
         self._node_made = None
         self._set_array(data)
@@ -173,7 +176,7 @@ class Variable:
             value = numpy.asarray(value)
         v = object.__new__(Variable)
         v._data = value
-        v._grad = None
+        v._grad_var = None
         v._name = None
         v._requires_grad = traced
         v._node_made = None
@@ -200,8 +203,8 @@ class Variable:
         return self.array
 
     def _set_array(self, value) -> None:
-        if value is not None and self._grad is not None:
-            old = self._grad.array
+        if value is not None and self._grad_var is not None:
+            old = self._grad_var.array
             if old is not None and getattr(value, "shape", None) != old.shape:
                 raise ValueError(
                     f"Variable.array: {self._describe()} has a grad of shape {old.shape}, "
@@ -230,29 +233,60 @@ class Variable:
     @property
     def grad(self):
         """The gradient array, or None."""
-        g = self._grad
-        return None if g is None else g.array
+        g = self._grad_var
+        if g is None:
+            if not self._grad_valid:
+                raise RuntimeError(
+                    "Variable.grad: cannot retrieve the gradient of a Parameter that was made "
+                    "uninitialized and has had no gradient set since\n"
+                    "  hint: set it manually, or call cleargrad() (cleargrads() on its link) beforehand"
+                )
+            return None
+        return g.array
 
     @grad.setter
     def grad(self, g) -> None:
+        if isinstance(g, numpy.generic):
+            raise TypeError(
+                f"Variable.grad: the grad of {self._describe()} must be an array, got the NumPy scalar "
+                f"{type(g).__name__}\n  hint: wrap it with numpy.asarray(g)"
+            )
         _check_grad(self, g, "Variable.grad")
-        self._grad = None if g is None else Variable(g)  # as Chainer's: a Variable that requires grad
+        self._grad_var = None if g is None else Variable(g)  # as Chainer's: a Variable that requires grad
+        self._validate_grad()
+
+    @property
+    def _grad(self):
+        """Chainer's private name of the gradient array (without ``grad``'s validity check)."""
+        g = self._grad_var
+        return None if g is None else g.array
+
+    @_grad.setter
+    def _grad(self, g) -> None:
+        self._grad_var = None if g is None else Variable._of(g)
+
+    def _validate_grad(self) -> None:
+        """Make ``grad`` readable (only a Parameter can hold it unreadable)."""
+        if not self._grad_valid:
+            self._grad_valid = True
 
     @property
     def grad_var(self):
         """The gradient as a Variable (with a graph after ``enable_double_backprop``), or None."""
-        return self._grad
+        return self._grad_var
 
     @grad_var.setter
     def grad_var(self, g) -> None:
         if g is not None and not isinstance(g, Variable):
             raise TypeError(f"Variable.grad_var: expected a Variable or None, got {type(g).__name__}")
         _check_grad(self, None if g is None else g._data, "Variable.grad_var")
-        self._grad = g
+        self._grad_var = g
+        self._validate_grad()
 
     def cleargrad(self) -> None:
         """Forget the gradient (set it to None)."""
-        self._grad = None
+        self._grad_var = None
+        self._validate_grad()
 
     def zerograd(self) -> None:
         """Set the gradient to zeros (deprecated in Chainer in favour of ``cleargrad``)."""
@@ -266,15 +300,20 @@ class Variable:
     def _zero_grad(self) -> None:
         data = self.array
         if data is not None:
-            self._grad = Variable._of(backend.xp(data).zeros_like(data))
+            self._grad_var = Variable._of(backend.xp(data).zeros_like(data))
+        self._validate_grad()
 
     def addgrad(self, var: Variable) -> None:
-        """Add ``var``'s gradient to this one, on this variable's device."""
-        source = var._grad
-        if source is None:
+        """Add ``var``'s gradient to this one, on this variable's device; an uninitialized
+        Parameter is first initialized to ``var``'s shape, as in Chainer."""
+        if var.grad is None:
             return
+        source = var._grad_var
+        if self.array is None and isinstance(self, Parameter):
+            self.initialize(var.shape)
         g = backend.to_device(source.array, self.device)
-        self._grad = Variable._of(g if self._grad is None else self._grad.array + g)
+        self._grad_var = Variable._of(g if self._grad_var is None else self._grad_var.array + g)
+        self._validate_grad()
 
     def copydata(self, var: Variable) -> None:
         """Copy ``var``'s array into this variable's array (in place, across devices).
@@ -488,7 +527,7 @@ class Variable:
         ``enable_double_backprop`` records the backward pass, so that the gradients can be
         differentiated again.
         """
-        if self._grad is None:
+        if self._grad_var is None:
             data = self.array
             if data is None or data.size != 1:
                 raise ValueError(
@@ -507,10 +546,10 @@ class Variable:
             ones = backend.xp(data).ones_like(data)
             if loss_scale is not None:
                 ones *= loss_scale
-            self._grad = Variable._of(ones)
-        grad = self._grad
+            self._grad_var = Variable._of(ones)
+        grad = self._grad_var
         if not retain_grad:  # Chainer (from v6) uses up the output's grad
-            self._grad = None
+            self._grad_var = None
         _backprop(
             [self],
             [grad],
@@ -525,8 +564,8 @@ class Variable:
         data = self.array
         if data is not None:
             self._set_array(backend.to_device(data, device))
-        if self._grad is not None:
-            self._grad = Variable._of(backend.to_device(self._grad.array, device))
+        if self._grad_var is not None:
+            self._grad_var = Variable._of(backend.to_device(self._grad_var.array, device))
         return self
 
     def to_cpu(self) -> Variable:
@@ -658,9 +697,10 @@ class Parameter(Variable):
     """
 
     __slots__ = ("initializer", "update_rule", "_initial_device", "__dict__")
-    # the grad an uninitialized parameter gets with its array: NaN, zeros after zerograd(),
-    # none after cleargrad() (the array is not there yet for them to act on)
-    _grad_fill: float | None = numpy.nan
+    # the grad that ``initialize`` draws with the array: NaN for a parameter made uninitialized,
+    # zeros after zerograd(), none after cleargrad() (the array is not there yet for them to act
+    # on) and none for a parameter made with an array or a shape, as in Chainer
+    _grad_fill: float | None = None
 
     def __init__(self, initializer=None, shape=None, name: str | None = None):
         from . import initializers
@@ -679,8 +719,12 @@ class Parameter(Variable):
             initializer = initializers.Constant(initializer)
         super().__init__(None, name=name)
         self.initializer = initializer
-        if shape is not None:
+        if shape is None:
+            self._grad_fill = numpy.nan
+            self._grad_valid = False
+        else:
             self.initialize(shape)
+            self._grad_var = Variable._of(backend.xp(self.array).full_like(self.array, numpy.nan))
 
     @property
     def is_initialized(self) -> bool:
@@ -700,19 +744,25 @@ class Parameter(Variable):
         return configuration.get_dtype(self.initializer.dtype)
 
     def initialize(self, shape) -> None:
-        """Draw the array of ``shape`` from the initializer; the grad is filled with NaN."""
+        """Draw the array of ``shape`` from the initializer, and the grad as ``_grad_fill`` says."""
         from . import initializers
 
         device = self._initial_device
-        self._drawn(initializers.generate_array(self.initializer, shape, device.xp, device=device))
+        self._take(initializers.generate_array(self.initializer, shape, device.xp, device=device))
 
-    def _drawn(self, array) -> None:
-        """Take ``array`` as the parameter's first value; the grad is filled as by ``initialize``
-        (NaN; zeros after ``zerograd()``, none after ``cleargrad()``)."""
-        self._grad = None
+    def _take(self, array) -> None:
+        """Make ``array``, drawn for this parameter, its array, with the grad ``initialize`` gives."""
+        self._grad_var = None
         self._set_array(array)
         if self._grad_fill is not None:
-            self._grad = Variable._of(backend.xp(array).full_like(array, self._grad_fill))
+            self._grad_var = Variable._of(backend.xp(array).full_like(array, self._grad_fill))
+        self._validate_grad()
+        for ref in self.__dict__.get("_twins", ()):
+            twin = ref()
+            if twin is not None and twin is not self:
+                if twin._grad_var is not None and twin._grad_var.shape != array.shape:
+                    twin._grad_var = None  # a grad of the old shape has nothing left to add to
+                twin._set_array(array)
 
     def cleargrad(self) -> None:
         """Forget the gradient; an uninitialized parameter will have none when it is drawn."""
@@ -737,23 +787,36 @@ class Parameter(Variable):
             return self
         return super().to_device(device)
 
+    def __copy__(self) -> Parameter:
+        """A shallow copy sharing the array; as in Chainer, the two go on sharing it when either
+        is initialized (``link.copy()`` of a lazy link gets the parameters its first call draws)."""
+        new = _rebuild_parameter(*self.__reduce__()[1])
+        twins = self.__dict__.setdefault("_twins", [weakref.ref(self)])
+        twins[:] = [ref for ref in twins if ref() is not None]  # (copies made and dropped again)
+        twins.append(weakref.ref(new))
+        new._twins = twins
+        return new
+
     def __reduce__(self):
+        grad = self._grad_var
         return _rebuild_parameter, (
             self.array,
             self.name,
-            self.grad,
+            None if grad is None else grad.array,
             self.initializer,
             self.update_rule,
             self._initial_device,
+            self._grad_valid,
         )
 
 
-def _rebuild_parameter(array, name, grad, initializer, update_rule, initial_device):
+def _rebuild_parameter(array, name, grad, initializer, update_rule, initial_device, grad_valid=True):
     """A Parameter from what ``Parameter.__reduce__`` saved (for copy and pickle)."""
     p = Parameter(initializer, name=name)
     if array is not None:
         p._set_array(array)
-    p._grad = None if grad is None else Variable._of(grad)
+    p._grad_var = None if grad is None else Variable._of(grad)
+    p._grad_valid = grad_valid
     p.update_rule = update_rule
     p._initial_device = initial_device
     return p
@@ -769,11 +832,18 @@ class VariableNode:
 
     _rank = None
 
-    def __init__(self, variable: Variable):
+    def __init__(self, variable: Variable, name: str | None = None, **kwargs):
+        if kwargs:
+            if "grad" in kwargs:  # a v1 argument, refused with ValueError as Chainer v7 does
+                raise ValueError(
+                    "VariableNode: unexpected keyword argument 'grad'\n"
+                    "  hint: pass the gradient to the Variable instead (Variable(data, grad=g) or v.grad = g)"
+                )
+            raise TypeError(f"VariableNode() got unexpected keyword argument(s) {', '.join(sorted(kwargs))}")
         self._variable = weakref.ref(variable)
         data = variable._data
         self._record = data.record if type(data) is Tracer else None
-        self._name = variable.name
+        self._name = variable.name if name is None else name
         array = variable.array
         self._shape = None if array is None else array.shape
         self._dtype = None if array is None else array.dtype
@@ -820,8 +890,15 @@ class VariableNode:
 
     @property
     def data(self):
+        """The variable's array; once the variable is gone, the array a function retained."""
         v = self._variable()
-        return None if v is None else v.array
+        return self._retained if v is None else v.array
+
+    _retained = None
+
+    def _retain(self, array) -> None:
+        """Keep ``array`` (a function retained it for its backward) past the variable's life."""
+        self._retained = array
 
     @property
     def creator_node(self):
@@ -899,14 +976,19 @@ def _backprop(
     keep = None if not wanted else wanted.__contains__
     if _cut:  # the cut variables' records are leaves: keep their cotangents too
         keep = _cut.__contains__ if not wanted else lambda record: record in _cut or record in wanted
-    cotangents = _engine.backward(roots, create_graph=create_graph, keep=keep) if roots else {}
+    try:
+        cotangents = _engine.backward(roots, create_graph=create_graph, keep=keep) if roots else {}
+    except Exception as error:  # in debug mode, say where the failing function was applied
+        if configuration.config.debug:
+            _debug_stack.report_failed_backward(error)
+        raise
     _refuse_old_style(cotangents)
     if inputs is not None:
         if retain_grad:  # the intermediate variables on the way get their gradients
             for record, ct in cotangents.items():
                 variable = wanted.get(record) if type(record) is not LeafRecord else None
                 if variable is not None and variable._requires_grad:
-                    variable._grad = Variable._of(ct)
+                    variable._grad_var = Variable._of(ct)
         return [_to_grad(cotangents.get(v._data.record)) if type(v._data) is Tracer else None for v in inputs]
     for record, ct in cotangents.items():
         leaf = type(record) is LeafRecord
@@ -926,9 +1008,9 @@ def _backprop(
         _check_grad(variable, ct, "backward")
         if leaf:
             variable._loss_scale = loss_scale
-            if variable._grad is not None:  # leaves accumulate
-                ct = variable._grad._data + ct
-        variable._grad = Variable._of(ct)
+            if variable._grad_var is not None:  # leaves accumulate
+                ct = variable._grad_var._data + ct
+        variable._grad_var = Variable._of(ct)
     return None
 
 
@@ -963,7 +1045,7 @@ def backward(outputs, grad_outputs=None, **kwargs) -> None:
     if grad_outputs is None:
         grad_outputs = []
         for out in outputs:
-            g = out._grad
+            g = out._grad_var
             if g is None:
                 warnings.warn(
                     "outputs contains a Variable without grad, or duplicate outputs. Note that "
@@ -971,7 +1053,7 @@ def backward(outputs, grad_outputs=None, **kwargs) -> None:
                     RuntimeWarning,
                     stacklevel=2,
                 )
-            out._grad = None
+            out._grad_var = None
             grad_outputs.append(g)
     pairs = [(out, as_variable(g)) for out, g in zip(outputs, grad_outputs) if g is not None]
     _backprop([out for out, _ in pairs], [g for _, g in pairs], **options)
@@ -1045,7 +1127,7 @@ def grad(
         results = [as_variable(r) if r is not None and not isinstance(r, Variable) else r for r in results]
     if set_grad:
         for x, r in zip(inputs, results):
-            x._grad = r
+            x._grad_var = r
     return results
 
 

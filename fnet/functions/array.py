@@ -254,11 +254,13 @@ def repeat(x, repeats, axis: int | None = None):
 
 
 @primitive
-def _same_dtype_cast(x):
-    return x  # the array itself (Chainer's astype(copy=False)), as the output of a new node
+def pass_through(x):
+    """``x``'s array itself, as the output of a node of its own (whose gradient is the
+    output's): what Chainer's identity and same-dtype cast make."""
+    return x
 
 
-_same_dtype_cast.defvjp(lambda g, ans, x: g)
+pass_through.defvjp(lambda g, ans, x: g)
 
 
 def cast(x, typ):
@@ -266,7 +268,7 @@ def cast(x, typ):
     integer ``x`` gets none). A cast to ``x``'s own dtype gives ``x``'s array, but as the output
     of a node of its own (as in Chainer): two such casts of one ``x`` get their own gradients."""
     if unbox_all(x).dtype == numpy.dtype(typ):
-        return _same_dtype_cast(x)
+        return pass_through(x)
     return ops.astype(x, typ)
 
 

@@ -24,6 +24,7 @@ from ..autodiff.tracer import unbox_all
 from ..errors import ArgumentTypeError, DTypeError, InvalidInputError, ShapeError, message
 from ..ops.linalg import in_linalg_precision
 from ._checks import check_axis, check_float, check_ndim, check_same_dtype, check_same_shape
+from .array import pass_through
 from .sparse import sparse_matmul
 
 __all__ = [
@@ -256,9 +257,11 @@ def add(*xs):
 
 
 def identity(*inputs):
-    """Return the inputs unchanged: one array for one input, else a tuple. The gradient passes through
-    as it is; it is kept for Chainer code that inserts ``F.identity`` as an explicit graph node."""
-    return inputs[0] if len(inputs) == 1 else inputs
+    """Return the inputs unchanged: one array for one input, else a tuple. Each output is a node of
+    its own whose gradient passes through as it is: Chainer code inserts ``F.identity`` as an
+    explicit graph node (to hold a gradient of its own, or a hook)."""
+    outputs = tuple(pass_through(x) for x in inputs)
+    return outputs[0] if len(outputs) == 1 else outputs
 
 
 def arctan2(x1, x2):

@@ -25,7 +25,7 @@ class Linear(Layer):
     """
 
     in_size: int | None
-    out_size: int
+    out_size: int | tuple  # a shape: b's shape, as Chainer takes it (see init)
     nobias: bool = False
     initialW: object = attrs.field(default=None, converter=frozen_initializer)
     initial_bias: object = attrs.field(default=None, converter=frozen_initializer)
@@ -48,14 +48,17 @@ class Linear(Layer):
                 )
             in_size = int(numpy.prod(numpy.shape(unbox_all(x))[n_batch_axes:]))
         w_key, b_key = random.split(key)
+        # as Chainer's, an out_size given as a shape is b's shape (W then has more than two axes,
+        # which linear refuses: such a layer is built, and fails when applied)
+        out_shape = tuple(self.out_size) if isinstance(self.out_size, (tuple, list)) else (self.out_size,)
         params = {
             "W": initializers.as_initializer(self.initialW, initializers.LeCunNormal())(
-                w_key, (self.out_size, in_size)
+                w_key, (*out_shape, in_size)
             )
         }
         if not self.nobias:
             params["b"] = initializers.as_initializer(self.initial_bias, initializers.Zero())(
-                b_key, (self.out_size,)
+                b_key, out_shape
             )
         return params
 

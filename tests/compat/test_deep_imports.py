@@ -55,6 +55,7 @@ def test_declared_modules_are_attributes_after_import_chainer(alias):  # noqa: F
     import chainer
 
     assert chainer.function.no_backprop_mode is chainer.no_backprop_mode
+    assert chainer.basic_math is chainer.functions.math.basic_math  # Chainer's own shortcut
     assert chainer.links.connection.linear.Linear is chainer.links.Linear
     assert chainer.optimizers.adam.AdamRule is chainer.optimizers.AdamRule
     assert (

@@ -376,3 +376,65 @@ def test_forward_may_leave_outputs_none():
     F.sum(y2).backward()
     assert node.retained[1] is None and node.retained[0].array is y2.array
     numpy.testing.assert_array_equal(x.grad, [3, 3])
+
+
+class _KeepSecond(chainer.FunctionNode):
+    def forward(self, inputs):
+        self.retain_inputs((1,))
+        self.retain_outputs((1,))
+        return inputs[0] * 2, inputs[1] * 3
+
+    def backward(self, indexes, grad_outputs):
+        return grad_outputs[0] * 2, grad_outputs[1] * 3
+
+
+def test_the_nodes_of_retained_inputs_and_outputs_keep_their_arrays_as_in_chainer():
+    xs = [chainer.Variable(rand(2, seed=i)) for i in (1, 2)]
+    kept_in = xs[1].array
+    in_nodes = [x.node for x in xs]
+    ys = _KeepSecond().apply(xs)
+    kept_out = ys[1].array
+    out_nodes = [y.node for y in ys]
+    del xs, ys  # the variables are gone: only what was retained stays
+    assert in_nodes[0].data is None and in_nodes[1].data is kept_in
+    assert out_nodes[0].data is None and out_nodes[1].data is kept_out
+
+
+def test_identity_makes_new_variables_of_one_identity_node_as_in_chainer():
+    x = chainer.Variable(numpy.array([1.0], numpy.float32))
+    y1, y2 = F.identity(x, x)
+    assert type(y1.creator).__name__ == "Identity" and y2.creator is y1.creator
+    z = y1 + F.identity(x)
+    z.grad = numpy.array([1.0], numpy.float32)
+    z.backward(retain_grad=True)
+    assert y1 is not x and y1.grad[0] == 1 and x.grad[0] == 2
+
+
+class _BadBackward(chainer.Function):
+    def forward(self, inputs):
+        return (inputs[0] * 2,)
+
+    def backward(self, inputs, grads):
+        raise ValueError("bad backward")
+
+
+def _applied_line(make):
+    import inspect
+
+    line = inspect.currentframe().f_lineno + 1
+    return make(), line
+
+
+@pytest.mark.parametrize("debug", [True, False])
+def test_debug_mode_tells_where_a_function_whose_backward_fails_was_applied(debug):
+    x = chainer.Variable(numpy.array([0.0, 1.0]))
+    with chainer.using_config("debug", debug):
+        for make, error in (
+            (lambda: F.sum(_BadBackward()(x)), ValueError),
+            (lambda: F.sum(F.sqrt(x)), FloatingPointError),  # a built-in: NumPy raises
+        ):
+            y, line = _applied_line(make)
+            with numpy.errstate(divide="raise"), pytest.raises(error) as caught:
+                y.backward()
+            told = "Stacktrace of the function is below" in str(caught.value)
+            assert told == debug and (f"line {line}" in str(caught.value)) == debug

@@ -123,3 +123,20 @@ def test_coo_matrices_hold_a_variable_and_get_its_gradient():
         numpy.array([5.0], numpy.float32), numpy.array([1]), numpy.array([0]), (2, 2)
     )
     numpy.testing.assert_array_equal(made.to_dense(), [[0, 0], [5, 0]])
+
+
+def test_no_op_reshape_broadcast_to_and_cast_give_x_itself_as_in_chainer():
+    x = chainer.Variable(numpy.ones((2, 3), numpy.float32))
+    assert F.reshape(x, (2, 3)) is x and F.broadcast_to(x, (2, 3)) is x
+    assert F.broadcast_to(x, (4, 2, 3)) is not x
+    cast = F.cast(x, numpy.float32)  # a node of its own while backprop is on
+    assert cast is not x and cast.array is x.array and cast.creator is not None
+    with chainer.no_backprop_mode():
+        assert F.cast(x, numpy.float32) is x and F.cast(x, numpy.float64) is not x
+
+
+def test_check_backward_of_a_function_that_returns_its_input():
+    from fnet.compat import gradient_check
+
+    x = numpy.random.RandomState(0).uniform(-1, 1, (2, 3))
+    gradient_check.check_backward(lambda v: F.broadcast_to(v, (2, 3)), x, numpy.ones((2, 3)))

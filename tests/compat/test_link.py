@@ -741,3 +741,30 @@ def test_a_missing_init_call_is_reported_in_chainers_exact_words():
 
     with pytest.raises(RuntimeError, match=r"^Link\.__init__\(\) has not been called\.$"):
         Derived()()
+
+
+def test_a_links_parameters_start_with_chainers_grads():
+    from fnet.compat import links as L
+
+    sized, lazy = L.Linear(3, 2), L.Linear(None, 2)
+    assert numpy.isnan(sized.W.grad).all() and numpy.isnan(sized.b.grad).all()  # cleargrads() first
+    with pytest.raises(RuntimeError, match="cannot retrieve the gradient"):
+        _ = lazy.W.grad  # not drawn, not cleared: unreadable, as in Chainer
+    assert lazy.grads_tree()["W"] is None  # the bridges and optimizers pass it by
+    lazy(numpy.ones((1, 4), numpy.float32))
+    assert numpy.isnan(lazy.W.grad).all()
+    sized.cleargrads()
+    target = L.Linear(3, 2)
+    target.addgrads(sized)  # a None grad adds nothing: the NaN stays
+    assert numpy.isnan(target.W.grad).all()
+
+
+def test_a_shared_copy_of_a_lazy_link_draws_the_parameters_of_both():
+    from fnet.compat import links as L
+
+    original = L.Linear(None, 2)
+    copied = original.copy()  # mode='share', before the first call (as Chainer's evaluators do)
+    x = numpy.ones((1, 3), numpy.float32)
+    y = copied(x)
+    assert original.W.array is copied.W.array
+    numpy.testing.assert_array_equal(original(x).array, y.array)

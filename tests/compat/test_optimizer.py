@@ -678,3 +678,34 @@ def test_a_rule_that_is_not_an_update_rule_updates_its_parameter_alone():
     link.w.grad = numpy.ones(2, numpy.float32)
     optimizer.update()
     link.w.update_rule.update.assert_called_once_with(link.w)
+
+
+@pytest.mark.parametrize("dtype", [numpy.float16, numpy.float32])
+def test_fp32_update_of_an_uninitialized_parameter_sees_a_float32_placeholder(dtype):
+    param = chainer.Parameter(chainer.initializers.NaN(dtype))
+    seen = []
+    rule = UpdateRule()
+    rule.update_core = lambda p: seen.append((p, p.dtype))
+    rule.use_fp32_update()
+    rule.update(param)
+    target, target_dtype = seen[0]
+    assert (target is param) == (dtype != numpy.float16)
+    assert target_dtype == (numpy.float32 if dtype == numpy.float16 else dtype)
+    assert param.array is None and param.dtype == dtype
+
+
+def test_a_duck_typed_update_rule_is_called_not_batched():
+    calls = []
+
+    class Rule:
+        def update(self, param):
+            calls.append(param)
+
+    link = Link()
+    with link.init_scope():
+        link.w = chainer.Parameter(numpy.ones(2, numpy.float32))
+    optimizer = GradientMethod()
+    optimizer.create_update_rule = Rule
+    optimizer.setup(link)
+    optimizer.update()
+    assert calls == [link.w]

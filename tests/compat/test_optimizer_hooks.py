@@ -117,8 +117,8 @@ def test_hooks_skip_parameters_without_gradient():
         hook(None, param)
         assert param.grad is None
     uninitialized = chainer.Parameter()
-    optimizer_hooks.WeightDecay(0.1)(None, uninitialized)
-    assert uninitialized.grad is None
+    optimizer_hooks.WeightDecay(0.1)(None, uninitialized)  # skipped: its grad is not readable yet
+    assert uninitialized.array is None and uninitialized._grad_var is None
 
 
 def test_a_changed_attribute_takes_effect():
@@ -221,3 +221,24 @@ def test_a_rule_hook_edits_only_its_parameter():
     optimizer.update()
     numpy.testing.assert_array_equal(model.a.W.array, before["/a/W"])
     numpy.testing.assert_allclose(model.b.W.array, before["/b/W"] - expected["/b/W"])
+
+
+@pytest.mark.parametrize(
+    "hook",
+    [
+        lambda: optimizer_hooks.WeightDecay(0.1),
+        lambda: optimizer_hooks.Lasso(0.1),
+        lambda: optimizer_hooks.GradientClipping(0.1),
+        lambda: optimizer_hooks.GradientHardClipping(-0.1, 0.1),
+        lambda: optimizer_hooks.GradientNoise(0.1),
+    ],
+)
+def test_hooks_hand_a_0d_parameter_an_array_grad(hook):
+    param = chainer.Parameter(numpy.array(2.0, numpy.float32))
+    param.grad = numpy.array(1.0, numpy.float32)
+    made = hook()
+    if getattr(made, "call_for_each_param", False):
+        made(chainer.UpdateRule(), param)
+    else:
+        made._apply([(chainer.UpdateRule(), param)])
+    assert type(param.grad) is numpy.ndarray and param.grad.dtype == numpy.float32

@@ -165,3 +165,16 @@ def test_params_tree_keys_follow_the_children():
     model = Sequential(Linear(2, 3), F.relu, Linear(3, 4), Linear(4, 5))
     tree = model.params_tree()
     assert sorted(tree) == ["0", "1", "2"] and tree["1"]["W"].shape == (5, 4)
+
+
+def test_a_linear_link_sized_by_a_shape_is_built_and_inserted_as_in_chainer():
+    from fnet.compat import links as L
+    from fnet.compat.utils import type_check
+
+    made = L.Linear((3, 3))  # Chainer's tests use it as a placeholder: b gets the shape
+    assert made.W.array is None and made.b.shape == (3, 3)
+    seq = Sequential(F.sin)
+    seq.insert(0, made)
+    assert seq[0] is made and seq[1] is F.sin
+    with pytest.raises(type_check.InvalidType, match="W.ndim == 2"):
+        made(numpy.ones((2, 4), numpy.float32))  # and it cannot be applied

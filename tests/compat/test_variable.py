@@ -1,5 +1,7 @@
 """Variable and Parameter: Chainer's documented behaviour on the always-on trace level."""
 
+import copy
+
 import numpy
 import pytest
 
@@ -234,6 +236,15 @@ def test_operators_follow_numpy_broadcasting_and_reflect():
     numpy.testing.assert_array_equal((m @ x).array, [1, 2])
 
 
+@pytest.mark.parametrize("constant", [[3.0, 4.0], (3.0, 4.0)])
+@pytest.mark.parametrize(
+    "op", [lambda x, c: x + c, lambda x, c: c - x, lambda x, c: x * c, lambda x, c: c**x, lambda x, c: x @ c]
+)
+def test_a_list_or_tuple_operand_is_a_type_error_as_in_chainer(op, constant):
+    with pytest.raises(TypeError, match="must be a Variable, an array or a scalar, got"):
+        op(chainer.Variable(f32(1, 2)), constant)
+
+
 def test_addgrad_and_copydata():
     x, y = chainer.Variable(f32(1, 2)), chainer.Variable(f32(5, 6))
     y.grad = f32(1, 1)
@@ -335,6 +346,30 @@ def test_an_uninitialized_parameter_keeps_what_zerograd_or_cleargrad_asked():
     assert numpy.isnan(fresh.grad).all()  # Chainer's NaN: a forgotten cleargrads() shows
     assert cleared.grad is None
     numpy.testing.assert_array_equal(zeroed.grad, [0.0, 0.0])
+
+
+def test_an_uninitialized_parameters_grad_cannot_be_read_until_set_as_in_chainer():
+    fresh = chainer.Parameter()
+    with pytest.raises(RuntimeError, match="Variable.grad: cannot retrieve the gradient"):
+        _ = fresh.grad
+    with pytest.raises(RuntimeError):  # copies keep the flag
+        _ = copy.deepcopy(fresh).grad
+    for make_readable in (
+        lambda p: p.cleargrad(),
+        lambda p: setattr(p, "grad", None),
+        lambda p: p.initialize((2,)),
+    ):
+        p = chainer.Parameter()
+        make_readable(p)
+        for q in (p, copy.deepcopy(p)):
+            assert q.grad is None or numpy.isnan(q.grad).all()
+
+
+def test_a_parameter_made_with_a_shape_has_a_nan_grad_and_redraws_without_one():
+    p = chainer.Parameter(shape=(2,))
+    assert numpy.isnan(p.grad).all()
+    p.initialize((2,))  # Chainer draws no grad again for a parameter that was made initialized
+    assert p.grad is None
 
 
 class _Scale(chainer.FunctionNode):
@@ -473,3 +508,52 @@ def test_setting_the_creator_cuts_joins_again_or_names_a_new_one():
     node.rank = 10
     w.set_creator_node(node)
     assert w.creator_node is node and w.rank == 11
+
+
+def test_variable_node_takes_chainers_arguments_and_refuses_a_grad():
+    from fnet.compat.variable import VariableNode
+
+    x = chainer.Variable(f32(1), name="x")
+    assert VariableNode(x, "x").name == "x"
+    with pytest.raises(ValueError, match="pass the gradient to the Variable instead"):
+        VariableNode(x, "", grad=None)
+    with pytest.raises(TypeError, match="unexpected keyword argument"):
+        VariableNode(x, "", other=1)
+
+
+def test_chainers_private_grad_is_the_gradient_array():
+    p = chainer.Parameter(shape=(2,))  # Chainer code and tests read p._grad
+    assert type(p._grad) is numpy.ndarray and numpy.isnan(p._grad).all()
+    p._grad = numpy.ones(2, numpy.float32)
+    numpy.testing.assert_array_equal(p.grad, [1, 1])
+    assert chainer.Parameter()._grad is None  # no validity check, as in Chainer
+
+
+def test_shallow_copies_of_a_parameter_share_the_array_initialize_draws_as_in_chainer():
+    x = chainer.Parameter()
+    y = copy.copy(x)
+    x.initialize((3, 2))
+    assert y.array is x.array and numpy.isnan(x.grad).all()
+    z = copy.copy(x)
+    z.initializer = chainer.initializers.Constant(2.0)
+    z.initialize((3, 2))  # an initialized parameter drawn again: the copies see the new array
+    assert x.array is z.array and y.array is z.array and (z.array == 2).all()
+    deep = copy.deepcopy(x)
+    x.initialize((3, 2))
+    assert deep.array is not x.array
+
+
+def test_a_numpy_scalar_grad_is_refused_as_in_chainer():
+    v = chainer.Variable(numpy.array(1.0, numpy.float32))
+    with pytest.raises(TypeError, match="must be an array, got the NumPy scalar float32"):
+        v.grad = numpy.float32(1)
+    v.grad = numpy.array(1.0, numpy.float32)
+
+
+def test_addgrad_initializes_an_uninitialized_parameter_as_in_chainer():
+    x, y = chainer.Parameter(), chainer.Parameter(numpy.ones((3, 2), numpy.float32))
+    y.grad = numpy.full((3, 2), 2.0, numpy.float32)
+    x.cleargrad()
+    x.addgrad(y)
+    assert x.shape == (3, 2)
+    numpy.testing.assert_array_equal(x.grad, y.grad)

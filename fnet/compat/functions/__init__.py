@@ -322,17 +322,32 @@ for _name, _instead in _DEPRECATED.items():
     globals()[_name] = _deprecated(globals()[_name], _instead)
 del _name, _instead
 
-_lifted_reshape = reshape  # noqa: F821  (bound by the loop above)
+
+def _as_shape(shape) -> tuple:
+    return tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
 
 
-def reshape(x, shape):
-    """``x`` with a new shape; as in Chainer, ``x`` itself (as a Variable) when it has that shape.
+def _x_itself_when(no_op, lifted):
+    """``lifted``, but giving a Variable ``x`` itself back when ``no_op(x, *args)`` says the call
+    would change nothing, as Chainer's reshape, broadcast_to and cast do."""
 
-    See ``fnet.functions.reshape``."""
-    target = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
-    if isinstance(x, Variable) and x.shape == target:
-        return x
-    return _lifted_reshape(x, shape)
+    @functools.wraps(lifted)
+    def call(x, *args, **kwargs):
+        if isinstance(x, Variable) and no_op(x, *args, **kwargs):
+            return x
+        return lifted(x, *args, **kwargs)
+
+    return call
+
+
+# noqa: F821 below: the names are bound by the loop above
+reshape = _x_itself_when(lambda x, shape: x.shape == _as_shape(shape), reshape)  # noqa: F821
+broadcast_to = _x_itself_when(lambda x, shape: x.shape == _as_shape(shape), broadcast_to)  # noqa: F821
+# a cast to x's own dtype is a node of its own while backprop is on (its gradient is its own)
+cast = _x_itself_when(  # noqa: F821
+    lambda x, typ: x.dtype == numpy.dtype(typ) and not configuration.config.enable_backprop,
+    cast,  # noqa: F821
+)
 
 
 def forget(func, *xs):

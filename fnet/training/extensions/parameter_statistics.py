@@ -121,6 +121,8 @@ class ParameterStatistics(Extension):
         for link in self._links:
             link_name = getattr(link, "name", "None")
             for param_name, param in link.namedparams():
+                if param.array is None:  # not drawn yet: no data, and a grad that may not be read
+                    continue
                 for attr_name in self._attrs:
                     values = getattr(param, attr_name)
                     if values is None:

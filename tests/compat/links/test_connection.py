@@ -117,6 +117,7 @@ def test_parameter_link_holds_the_given_array():
     link = L.Parameter(array)
     assert link.W.array is array
     y = link()
+    link.cleargrads()  # as in Chainer, the parameter starts with a NaN grad
     F.sum(y * 2).backward()
     numpy.testing.assert_array_equal(link.W.grad, numpy.full((2, 3), 2))
 

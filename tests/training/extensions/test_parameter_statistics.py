@@ -64,7 +64,8 @@ def test_drawn_parameters_start_with_nan_grads_as_in_chainer(make_trainer):
     assert sorted(observation) == ["None/W/data/min", "None/W/grad/min", "None/b/data/min", "None/b/grad/min"]
     assert numpy.isnan(observation["None/W/grad/min"])
     lazy = L.Linear(None, 2)
-    assert lazy.W.grad is None
+    with pytest.raises(RuntimeError):  # as Chainer: an uninitialized parameter's grad cannot be read
+        lazy.W.grad  # noqa: B018
     lazy(numpy.zeros((1, 3), numpy.float32))
     assert numpy.isnan(lazy.W.grad).all() and lazy.W.grad.shape == (2, 3)
     assert L.Parameter(numpy.zeros(2, numpy.float32)).W.grad is None  # made from an array: none
