@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from ... import nn
+from ...errors import message
 from ..functions import unwrap, wrap
 from ..link import Chain, ChainList
 from ..variable import Variable
@@ -151,6 +152,20 @@ class LSTM(_LSTMInit, _CellAndOutput):
 
     spec_type = nn.LSTM
     __init__ = spec_constructor(nn.LSTM, *_LSTM_INITIALIZERS)
+
+    def forward(self, x) -> Variable:
+        """One step on ``x``; a batch larger than the state's is a ``TypeError``, as in Chainer."""
+        if self.h is not None and x.shape[0] > self.h.shape[0]:
+            raise TypeError(
+                message(
+                    "LSTM.forward",
+                    f"expected len(x) <= len(h), got {x.shape[0]} > {self.h.shape[0]}",
+                    {"x": unwrap(x), "h": unwrap(self.h)},
+                    "the batch may only shrink from one step to the next (sort sequences by "
+                    "decreasing length), or call reset_state() first",
+                )
+            )
+        return super().forward(x)
 
 
 class StatelessLSTM(_LSTMInit):

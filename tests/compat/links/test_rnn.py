@@ -69,10 +69,10 @@ def test_lstm_state_reset_and_set():
     assert lstm.c.device == lstm.device
 
 
-def test_a_larger_batch_than_the_state_is_refused():
+def test_a_larger_batch_than_the_state_is_chainers_type_error():
     lstm = L.LSTM(3, 2)
     lstm(ones(2, 3))
-    with pytest.raises(chainer.utils.type_check.InvalidType, match="len\\(x\\) <= len\\(state\\['h'\\]\\)"):
+    with pytest.raises(TypeError, match="LSTM.forward: expected len\\(x\\) <= len\\(h\\), got 3 > 2"):
         lstm(ones(3, 3))
 
 
