@@ -153,6 +153,19 @@ def test_simplified_dropconnect_takes_train_and_keeps_a_given_mask():
     assert (link.out_size, link.ratio) == (4, 0.5)
 
 
+@pytest.mark.parametrize("batchwise", [True, False])
+def test_simplified_dropconnect_creator_holds_the_mask_it_used(batchwise):
+    """``y.creator.mask`` (Chainer's tests read it) is the drawn mask that gave ``y``."""
+    link = L.SimplifiedDropconnect(None, 2)
+    x = numpy.random.RandomState(0).randn(4, 3).astype(numpy.float32)
+    y = link(x, train=True, use_batchwise_mask=batchwise)
+    mask = y.creator.mask
+    assert mask.shape == ((4, 2, 3) if batchwise else (2, 3))
+    kept = numpy.broadcast_to(mask, (4, 2, 3)) * link.W.array * 2  # ratio 0.5: kept weights doubled
+    expected = numpy.einsum("nij,nj->ni", kept, x) + link.b.array
+    numpy.testing.assert_allclose(y.array, expected, rtol=1e-5, atol=1e-6)  # float32 sums, reordered
+
+
 def test_prelu_and_swish():
     assert L.PReLU()(numpy.array([[-2.0, 2.0]], numpy.float32)).array.tolist() == [[-0.5, 2.0]]
     swish = L.Swish(None, beta_init=0.5)
