@@ -50,6 +50,15 @@ def test_from_params():
     assert embed.ignore_label == -1 and embed.W.shape == (5, 2)
 
 
+def test_embed_id_without_ignore_label_ignores_no_id():
+    """An old pickle's EmbedID lacks the attribute: deleted, it is Chainer's class default None."""
+    embed = L.EmbedID(3, 4, ignore_label=0)
+    del embed.ignore_label
+    assert embed.ignore_label is None
+    y = embed(numpy.arange(2, dtype=numpy.int32))
+    numpy.testing.assert_array_equal(y.array, embed.W.array[:2])
+
+
 def test_convolution_attributes_as_chainer_keeps_them():
     conv = L.Convolution2D(3, 4, 3, stride=2, pad=1)
     assert (conv.ksize, conv.stride, conv.pad, conv.dilate, conv.groups) == (3, (2, 2), (1, 1), (1, 1), 1)
