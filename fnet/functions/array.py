@@ -22,7 +22,7 @@ from ..autodiff import primitive
 from ..autodiff.tracer import shape_of as _shape
 from ..autodiff.tracer import unbox_all
 from ..errors import ArgumentTypeError, DTypeError, InvalidInputError, ShapeError, message
-from ._checks import check_axis, check_float, check_labels, check_ndim, check_same_dtype
+from ._checks import check_array, check_axis, check_float, check_labels, check_ndim, check_same_dtype
 
 __all__ = [
     "as_strided",
@@ -229,6 +229,7 @@ def broadcast(*args):
 
 def tile(x, reps):
     """``x`` repeated ``reps`` times along each axis (``numpy.tile``: missing axes count as 1)."""
+    check_array("tile", "x", x)
     reps = _int_tuple("tile", "reps", reps, "a repetition count of 0 gives an empty axis")
     return ops.tile(x, reps)
 

@@ -871,6 +871,7 @@ def test_error_messages_name_the_operands_and_a_hint():
         (lambda: F.repeat(X32, 1, True), r"repeat: expected axis to be an int, got True"),
         (lambda: F.tile(X32, "a"), r"tile: expected reps to be an int or a tuple of ints, got 'a'"),
         (lambda: F.tile(X32, 1.5), r"tile: expected reps to be an int or a tuple of ints, got 1.5"),
+        (lambda: F.tile((X32, X32), 2), r"tile: expected x to be an array, got tuple"),
         (lambda: F.concat([X32, X32], axis=1.0), r"concat: expected axis to be an int, got 1.0"),
     ],
 )
