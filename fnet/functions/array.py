@@ -370,6 +370,15 @@ def split_axis(x, indices_or_sections, axis: int, force_tuple: bool = True):
                 f"got {indices_or_sections!r}\n  hint: pass e.g. [2, 5] or numpy.array([2, 5])"
             )
         ios = [int(p) for p in positions]
+        if any(p > n for p, n in zip(ios, ios[1:])):
+            raise InvalidInputError(
+                message(
+                    "split_axis",
+                    f"expected sorted split positions, got {ios}",
+                    {"x": x},
+                    "the positions are where the pieces start: sort them (pieces would overlap)",
+                )
+            )
         if ios and ios[-1] > shape[axis]:
             raise ShapeError(
                 message(
