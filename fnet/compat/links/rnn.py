@@ -23,6 +23,7 @@ from typing import Any
 
 from ... import nn
 from ...errors import message
+from .. import functions as _functions
 from ..functions import unwrap, wrap
 from ..link import Chain, ChainList
 from ..variable import Variable
@@ -242,6 +243,23 @@ class StatefulZoneoutLSTM(_CellAndOutput):
     __init__ = spec_constructor(nn.StatefulZoneoutLSTM, retired=_RETIRED_TRAIN)
     c_ratio = spec_attribute("c_ratio", "The probability of keeping each element of ``c``.", settable=True)
     h_ratio = spec_attribute("h_ratio", "The probability of keeping each element of ``h``.", settable=True)
+
+    def forward(self, x) -> Variable:
+        """One step on ``x``, made of Chainer's functions as Chainer's link is, so that ``c``
+        and ``h`` come from ``F.zoneout`` (their creators hold the flags it drew)."""
+        if self._pending:
+            self._initialize((x, self._spec.init_state()), {})
+        lstm_in = self.upward(x)
+        if self.h is None:
+            self.h = Variable(self.xp.zeros((x.shape[0], self.state_size), x.dtype))
+        else:
+            lstm_in = lstm_in + self.lateral(self.h)
+        if self.c is None:
+            self.c = Variable(self.xp.zeros((x.shape[0], self.state_size), x.dtype))
+        c_new, h_new = _functions.lstm(self.c, lstm_in)
+        self.c = _functions.zoneout(self.c, c_new, self.c_ratio)
+        self.h = _functions.zoneout(self.h, h_new, self.h_ratio)
+        return self.h
 
 
 # -- NStep stacks ------------------------------------------------------------------------------
