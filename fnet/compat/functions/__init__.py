@@ -290,17 +290,9 @@ def reshape(x, shape):
     return _lifted_reshape(x, shape)
 
 
-def forget(func, *xs):
-    """``func(*xs)`` without keeping its intermediate values: they are computed again during
-    backward (Chainer's memory-saving ``F.forget``)."""
-    from ..function_node import Forget
-
-    outputs = Forget(func).apply(xs)
-    return outputs[0] if len(outputs) == 1 else outputs
-
-
 from .. import _modules  # noqa: E402
 from . import _tree  # noqa: E402  (Chainer's classes and module tree, made from the lifts above)
+from ._forget import forget  # noqa: E402  (a node of its own, not a lift)
 
 _tree._declare(__name__, globals())
 _modules.adopt(globals())

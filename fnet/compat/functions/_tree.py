@@ -18,9 +18,9 @@ from ... import functions as _pure
 from ...autodiff.tracer import unbox_all
 from ...functions import noise as _noise
 from .. import _modules
-from ..function_node import Forget
 from ..variable import Variable
 from . import _LIFTED, lift
+from ._forget import Forget
 from ._nodes import node_class, parse
 
 __all__ = ["TREE", "CLASSES", "LINK_NODES"]
@@ -339,7 +339,7 @@ TREE: dict[str, tuple[str, ...]] = {
     "rnn.slstm": ("slstm", "SLSTM: slstm"),
     "rnn.tree_lstm": ("tree_lstm", "TreeLSTM: tree_lstm"),
     "theano.theano_function": ("",),
-    "util.forget": ("forget",),  # its class is function_node.Forget (see _EXTRAS)
+    "util.forget": ("forget",),  # its class is _forget.Forget (see _EXTRAS)
 }
 
 
