@@ -63,6 +63,20 @@ def test_batch_normalization_updates_running_statistics_in_place():
     numpy.testing.assert_allclose(var, 0.9 + 0.1 * x.var(axis=0, ddof=1), rtol=1e-5)
 
 
+def test_batch_renormalization_updates_the_statistics_given_only_when_asked():
+    x = numpy.random.RandomState(0).randn(8, 3).astype(numpy.float32)
+    gamma, beta = numpy.ones(3, numpy.float32), numpy.zeros(3, numpy.float32)
+    mean, var = numpy.zeros(3, numpy.float32), numpy.ones(3, numpy.float32)
+    y = F.batch_renormalization(x, gamma, beta, 2.0, 1.0, running_mean=mean, running_var=var)
+    assert isinstance(y, chainer.Variable)
+    assert mean.tolist() == [0, 0, 0] and var.tolist() == [1, 1, 1]
+    # the statistics given by position, with update_statistics: updated in place
+    y = F.batch_renormalization(x, gamma, beta, 2.0, 1.0, 2e-5, mean, var, 0.9, True)
+    assert isinstance(y, chainer.Variable)
+    numpy.testing.assert_allclose(mean, 0.1 * x.mean(axis=0), rtol=1e-5)
+    numpy.testing.assert_allclose(var, 0.9 + 0.1 * x.var(axis=0, ddof=1), rtol=1e-5)
+
+
 def test_input_errors_come_as_invalid_type():
     with pytest.raises(type_check.InvalidType):
         F.linear(numpy.ones((2, 3), numpy.float32), numpy.ones((4, 5), numpy.float32))

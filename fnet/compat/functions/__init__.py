@@ -235,13 +235,21 @@ def _lifted_doc(pure) -> str:
 
 def _in_place_statistics(lifted, names: tuple[str, ...]):
     """A lifted normalization that returns new running statistics, made to write them into the
-    arrays given, in place, as Chainer's function does, and return only the output."""
+    arrays given (by keyword or position), in place, as Chainer's function does, and return only
+    the output. Nothing is updated where the call asks for no update (``update_statistics``)."""
     pure = lifted.__wrapped__
+    signature = inspect.signature(pure)
 
     @functools.wraps(pure)
     def with_statistics(*args, **kwargs):
-        given = [kwargs.get(n) for n in names]
-        if any(g is None for g in given):
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError:  # the lift explains the wrong arguments
+            return lifted(*args, **kwargs)
+        bound.apply_defaults()
+        arguments = bound.arguments
+        given = [arguments.get(n) for n in names]
+        if any(g is None for g in given) or not arguments.get("update_statistics", True):
             return lifted(*args, **kwargs)
         out = lifted(*args, **kwargs)
         y, updated = out
