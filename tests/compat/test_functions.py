@@ -77,6 +77,15 @@ def test_batch_renormalization_updates_the_statistics_given_only_when_asked():
     numpy.testing.assert_allclose(var, 0.9 + 0.1 * x.var(axis=0, ddof=1), rtol=1e-5)
 
 
+def test_argmax_crf1d_gives_the_score_as_a_variable_and_the_path_as_arrays():
+    cost = numpy.zeros((3, 3), numpy.float32)
+    xs = [numpy.eye(3, dtype=numpy.float32)[[i, 2 - i]] for i in range(3)]  # batch of 2, 3 steps
+    score, path = F.argmax_crf1d(cost, xs)
+    assert isinstance(score, chainer.Variable) and score.array.tolist() == [3.0, 3.0]
+    assert all(type(p) is numpy.ndarray for p in path)
+    assert [p.tolist() for p in path] == [[0, 2], [1, 1], [2, 0]]
+
+
 def test_input_errors_come_as_invalid_type():
     with pytest.raises(type_check.InvalidType):
         F.linear(numpy.ones((2, 3), numpy.float32), numpy.ones((4, 5), numpy.float32))

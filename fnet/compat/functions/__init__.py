@@ -76,6 +76,9 @@ def _run(pure, args, kwargs):
 
 _CONTAINERS = (list, tuple, CooMatrix)  # arguments that may hold Variables
 
+# Functions whose results after the first are arrays in Chainer (argmax_crf1d's best path).
+_ARRAYS_AFTER_THE_FIRST = {"argmax_crf1d"}
+
 
 def lift(pure):
     """The Chainer-layer version of the pure function ``pure``.
@@ -92,6 +95,7 @@ def lift(pure):
     reads_train = "train" in keyword_only
     takes_key = "key" in keyword_only
     returns_extras = [name for name in parameters if name.startswith("return_")]
+    always_extras = pure.__name__ in _ARRAYS_AFTER_THE_FIRST
     label = pure.__name__
     operands = _MIXED_DTYPES.get(label)
     unchecked_operands = _MIXED_DTYPES_UNCHECKED.get(label)
@@ -119,7 +123,7 @@ def lift(pure):
             out = _run(pure, args, kwargs)
         if kept is not None:
             out = _store_results(node, kept, returns_extras, kwargs, out)
-        extras = returns_extras and any(kwargs.get(k) for k in returns_extras)
+        extras = always_extras or (returns_extras and any(kwargs.get(k) for k in returns_extras))
         if node is not None and node._attach(args, kwargs, out[0] if extras else out):
             node = None
         result = (wrap(out[0]), *(unbox_all(e) for e in out[1:])) if extras else wrap(out)  # extras: arrays
