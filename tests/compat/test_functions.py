@@ -86,6 +86,27 @@ def test_argmax_crf1d_gives_the_score_as_a_variable_and_the_path_as_arrays():
     assert [p.tolist() for p in path] == [[0, 2], [1, 1], [2, 0]]
 
 
+def test_zoneout_draws_its_flag_with_numpy_random_rand(monkeypatch):
+    """As Chainer's: one call of ``xp.random.rand(*x.shape)`` (which Chainer's tests mock); the
+    node keeps the boolean flags."""
+    drawn = numpy.array([[0.1, 0.9, 0.4], [0.6, 0.2, 0.8]])
+    calls = []
+
+    def rand(*shape):
+        calls.append(shape)
+        return drawn
+
+    monkeypatch.setattr(numpy.random, "rand", rand)
+    h, x = numpy.zeros((2, 3), numpy.float32), numpy.ones((2, 3), numpy.float32)
+    y = F.zoneout(h, x, 0.5)
+    assert calls == [(2, 3)]
+    numpy.testing.assert_array_equal(y.array, drawn >= 0.5)
+    numpy.testing.assert_array_equal(y.creator.flag_x, drawn >= 0.5)
+    numpy.testing.assert_array_equal(y.creator.flag_h, drawn < 0.5)
+    with chainer.using_config("train", False):
+        assert F.zoneout(h, x, 0.5).array is x and len(calls) == 1
+
+
 def test_input_errors_come_as_invalid_type():
     with pytest.raises(type_check.InvalidType):
         F.linear(numpy.ones((2, 3), numpy.float32), numpy.ones((4, 5), numpy.float32))

@@ -302,6 +302,22 @@ def reshape(x, shape):
     return _lifted_reshape(x, shape)
 
 
+_lifted_zoneout = zoneout  # noqa: F821  (bound by the loop above)
+
+
+@functools.wraps(_pure.zoneout, assigned=())  # its signature is the pure function's
+def zoneout(h, x, ratio: float = 0.5, **kwargs):
+    """``h`` where a drawn flag says so, else ``x``; in training the flag is drawn as Chainer
+    draws it, ``xp.random.rand(*x.shape) >= ratio`` (NumPy's global random state, looked up at
+    each call), unless ``flag_x`` is given.
+
+    See ``fnet.functions.zoneout``."""
+    if kwargs.get("train", configuration.config.train) and kwargs.get("flag_x") is None:
+        xp = backend.xp(unbox_all(unwrap(x)))
+        kwargs = {**kwargs, "flag_x": xp.random.rand(*x.shape) >= ratio, "key": None}
+    return _lifted_zoneout(h, x, ratio, **kwargs)
+
+
 from .. import _modules  # noqa: E402
 from . import _tree  # noqa: E402  (Chainer's classes and module tree, made from the lifts above)
 from ._forget import forget  # noqa: E402  (a node of its own, not a lift)

@@ -487,14 +487,18 @@ def _dropconnect_mask(arguments: dict):
 
 
 def _zoneout_flag(take_x: bool):
-    """``Zoneout.flag_x`` (or ``flag_h``): where the call took ``x`` (kept ``h``), in x's dtype."""
+    """``Zoneout.flag_x`` (or ``flag_h``): where the call took ``x`` (kept ``h``), booleans as in
+    Chainer; the flag given, or the one the call's key drew (as the pure function draws it)."""
 
     def flag(arguments: dict):
         if not arguments["train"]:
             return None
-        x = unbox_all(arguments["x"])
-        taken = _noise._keep(arguments["key"], 1.0 - arguments["ratio"], x.shape, x)
-        return (taken if take_x else ~taken).astype(x.dtype)
+        taken = arguments["flag_x"]
+        if taken is None:
+            x = unbox_all(arguments["x"])
+            taken = _noise._keep(arguments["key"], 1.0 - arguments["ratio"], x.shape, x)
+        taken = unbox_all(taken)
+        return taken if take_x else ~taken
 
     return flag
 
