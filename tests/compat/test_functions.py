@@ -112,6 +112,21 @@ def test_input_errors_come_as_invalid_type():
         F.linear(numpy.ones((2, 3), numpy.float32), numpy.ones((4, 5), numpy.float32))
 
 
+def test_where_chainer_raises_another_type_than_invalid_type():
+    x, t = numpy.zeros((4, 3), numpy.float32), numpy.zeros(4, numpy.int32)
+    with pytest.raises(NotImplementedError, match="hinge: expected norm to be one of 'L1', 'L2'"):
+        F.hinge(x, t, "L3")
+    x1, w1 = numpy.ones((2, 3, 4), numpy.float32), numpy.ones((3, 2, 2), numpy.float32)
+    with pytest.raises(AssertionError, match=r"deconvolution_nd: the output size \(-15,\) is not positive"):
+        F.deconvolution_nd(x1, w1, pad=10)
+    x, y = numpy.zeros((3, 2, 3), numpy.float32), numpy.zeros(2, numpy.float32)
+    for f in (F.bias, F.scale):
+        with pytest.raises(type_check.InvalidType):  # out of debug mode, Chainer's broadcast fails
+            f(x, y, 0)
+        with chainer.using_config("debug", True), pytest.raises(AssertionError, match=r"y.shape =="):
+            f(x, y, 0)
+
+
 def test_zero_dim_results_are_arrays_and_extras_stay_arrays():
     y = F.relu(numpy.float32(2) * numpy.ones((), numpy.float32))
     assert type(y.array) is numpy.ndarray and y.shape == ()
