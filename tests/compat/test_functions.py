@@ -127,6 +127,13 @@ def test_where_chainer_raises_another_type_than_invalid_type():
             f(x, y, 0)
 
 
+def test_copy_to_chainers_dummy_device_is_a_copy_to_the_cpu():
+    from fnet.compat.backends import cuda
+
+    y = F.copy(numpy.zeros((2, 3), numpy.float32), cuda.DummyDevice)
+    assert isinstance(y, chainer.Variable) and y.device == chainer.get_device("@numpy")
+
+
 def test_zero_dim_results_are_arrays_and_extras_stay_arrays():
     y = F.relu(numpy.float32(2) * numpy.ones((), numpy.float32))
     assert type(y.array) is numpy.ndarray and y.shape == ()

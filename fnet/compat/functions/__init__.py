@@ -26,6 +26,7 @@ from ...errors import InvalidInputError
 from .. import configuration
 from .._migration import keyword_error
 from .._random import next_key
+from ..backends.cuda import DummyDevice
 from ..function_hooks import observe as _observe
 from ..function_hooks import observing as _observing
 from ..utils import type_check
@@ -319,6 +320,17 @@ def reshape(x, shape):
     if isinstance(x, Variable) and x.shape == target:
         return x
     return _lifted_reshape(x, shape)
+
+
+_lifted_copy = copy  # noqa: F821  (bound by the loop above)
+
+
+@functools.wraps(_pure.copy, assigned=())  # its signature is the pure function's
+def copy(x, dst):
+    """``x`` copied onto the device ``dst``; Chainer's old ``cuda.DummyDevice`` means the CPU.
+
+    See ``fnet.functions.copy``."""
+    return _lifted_copy(x, "@numpy" if dst is DummyDevice else dst)
 
 
 _lifted_zoneout = zoneout  # noqa: F821  (bound by the loop above)
