@@ -54,7 +54,8 @@ def new_level() -> int:
 class Record:
     """One recorded primitive application (or, with ``primitive`` None, an input of a trace)."""
 
-    __slots__ = ("primitive", "parents", "args", "params", "ans", "seq", "level", "__weakref__")
+    # ``note``: unset, or what a layer above attaches to this application (fnet.compat: Chainer's node)
+    __slots__ = ("primitive", "parents", "args", "params", "ans", "seq", "level", "note", "__weakref__")
 
     def __init__(self, primitive, parents, args, params, ans, level):
         self.primitive = primitive

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy
 
 from .. import backend
+from ..autodiff.tracer import Tracer
 from ..ops import elementwise, indexing, linalg
 from . import configuration
 from .function_hooks import observe, observing
@@ -34,23 +35,29 @@ _NODES = {
     "mul": ("Mul", "MulConstant", "MulConstant", None),
     "truediv": ("Div", "MulConstant", "DivFromConstant", lambda c: 1.0 / c),
     "pow": ("PowVarVar", "PowVarConst", "PowConstVar", None),
-    "matmul": ("MatMul", None, None, None),
+    "matmul": ("math.matmul.MatMul", None, None, None),
 }
 
 
-def _node(name: str | None, value=None, transform=None):
-    """A new node of the basic_math class ``name`` (None: none), holding the constant ``value``."""
+def _class(name: str | None):
+    """The class of basic_math named ``name`` (or at a path under ``functions``; None: none)."""
     if name is None:
         return None
-    cls = CLASSES[f"math.basic_math.{name}"] if name != "MatMul" else CLASSES["math.matmul.MatMul"]
-    node = cls.__new__(cls)
-    if value is not None:
-        node.value = value if transform is None else transform(value)
-    return node
+    return CLASSES[name if "." in name else f"math.basic_math.{name}"]
 
 
-def _is_constant(other) -> bool:
-    return not isinstance(other, Variable) and numpy.isscalar(other)
+def _maker(name: str | None, transform=None):
+    """A function of a constant (None for none) giving a new node of the class ``name``, or
+    None when there is no class."""
+    cls = _class(name)
+    if cls is None:
+        return None
+    if transform is None:
+        return cls.made
+    return lambda value=None, pure=None: cls.made(None if value is None else transform(value))
+
+
+_SCALARS = (int, float)  # constants (Chainer's ``*Constant`` nodes): these, and NumPy scalars
 
 
 def _operand(self: Variable, other):
@@ -64,44 +71,58 @@ def _operand(self: Variable, other):
     return unwrap(other)
 
 
-def _call(op, args, node=None):
-    """``op`` on unwrapped operands, seen by function hooks and debug mode as Chainer's are;
-    ``node`` becomes the creator of the result."""
-    if observing() or (node is not None and node._local_hooks):
+_NO_KEYWORDS: dict = {}  # an operator's call has none (shared, never changed)
+
+
+def _call(op, args, make=None, value=None):
+    """``op`` on unwrapped operands, seen by function hooks and debug mode as Chainer's are; the
+    node ``make(value)`` becomes the creator of the result (made when first asked for)."""
+    if observing():
         label = getattr(op, "name", None) or op.__name__
+        node = None if make is None else make(value)
         out = observe(label if node is None else node, lambda a, k: _run(op, a, k), list(args), {})
     else:
-        out = _run(op, args, {})
+        node = None
+        out = _run(op, args, _NO_KEYWORDS)
     result = wrap(out)
-    if node is not None and not node._attach(args, {}, out) and configuration.config.enable_backprop:
-        node._attach_untraced(args, {}, result)
+    if make is None:
+        return result
+    if node is None and type(out) is Tracer:
+        out.record.note = (make, value, None, args, _NO_KEYWORDS)
+        return result
+    node = node or make(value)
+    if not node._attach(args, _NO_KEYWORDS, out) and configuration.config.enable_backprop:
+        node._attach_untraced(args, _NO_KEYWORDS, result)
     return result
 
 
 def _binary(op, classes):
     variable, constant, _, transform = classes
+    of_variable, of_constant = _maker(variable), _maker(constant, transform)
 
     def binary(self, other):
-        if _is_constant(other):
-            return _call(op, (self._data, _operand(self, other)), _node(constant, other, transform))
-        return _call(op, (self._data, _operand(self, other)), _node(variable))
+        if isinstance(other, Variable) or not (type(other) in _SCALARS or numpy.isscalar(other)):
+            return _call(op, (self._data, _operand(self, other)), of_variable)
+        return _call(op, (self._data, _operand(self, other)), of_constant, other)
 
     return binary
 
 
 def _reflected(op, classes):
     variable, _, constant, _ = classes
+    of_variable, of_constant = _maker(variable), _maker(constant)
 
     def reflected(self, other):
-        if _is_constant(other):
-            return _call(op, (_operand(self, other), self._data), _node(constant, other))
-        return _call(op, (_operand(self, other), self._data), _node(variable))
+        if isinstance(other, Variable) or not (type(other) in _SCALARS or numpy.isscalar(other)):
+            return _call(op, (_operand(self, other), self._data), of_variable)
+        return _call(op, (_operand(self, other), self._data), of_constant, other)
 
     return reflected
 
 
 def _unary(op, name):
-    return lambda self: _call(op, (self._data,), _node(name))
+    make = _maker(name)
+    return lambda self: _call(op, (self._data,), make)
 
 
 def install() -> None:
@@ -116,8 +137,15 @@ def install() -> None:
     Variable.__getitem__ = _getitem
 
 
+_GET_ITEM = _class("array.get_item.GetItem")
+
+
+def _get_item_node(slices, pure=None):
+    """A ``GetItem`` node of the index ``slices``."""
+    node = _GET_ITEM.made()
+    node.slices = slices
+    return node
+
+
 def _getitem(self, index):
-    cls = CLASSES["array.get_item.GetItem"]
-    node = cls.__new__(cls)
-    node.slices = index
-    return _call(indexing.getitem, (self._data, unwrap(index)), node)
+    return _call(indexing.getitem, (self._data, unwrap(index)), _get_item_node, index)

@@ -351,8 +351,8 @@ class TimerHook(FunctionHook, NestedCallTimer):
     >>> with TimerHook() as hook:
     ...     y = chainer.functions.relu(chainer.Variable(numpy.ones((2, 3), numpy.float32)))
     >>> [name for name, _ in hook.call_history]
-    ['relu']
-    >>> hook.summary()['relu']['occurrence']
+    ['ReLU']
+    >>> hook.summary()['ReLU']['occurrence']
     1
     """
 

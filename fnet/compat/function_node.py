@@ -417,7 +417,10 @@ class Function(_ForwardByDevice):
         return outputs[0] if len(outputs) == 1 else outputs
 
     @property
-    def node(self) -> FunctionAdapter | None:
+    def node(self) -> FunctionAdapter:
+        """The node that runs this function in the graph (made on first use)."""
+        if self._node is None:
+            self._node = FunctionAdapter(self)
         return self._node
 
     @property
@@ -516,12 +519,10 @@ def tracer_node(tracer: Tracer):
     return variable.node if variable is not None else VariableNode(Variable._of(tracer))
 
 
-_attached: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # output record -> its node
-
-
 def attach(record: Record, node) -> None:
-    """Make ``node`` (a built-in function's node) the creator of the value ``record`` made."""
-    _attached[record] = node
+    """Make ``node`` (a built-in function's node) the creator of the value ``record`` made (kept
+    in the record's ``note``: it lives as long as the record)."""
+    record.note = node
 
 
 # Built-in functions applied to arrays only make Variables without a record; Chainer still gives
@@ -543,14 +544,21 @@ def untraced_creator(variable: Variable):
 
 
 def attached(record: Record):
-    """The built-in function's node attached to ``record`` (None if there is none)."""
-    return _attached.get(record)
+    """The built-in function's node attached to ``record`` (None if there is none). A note of
+    ``(make, value, pure, args, kwargs)`` left by a call of ``pure`` becomes the node
+    ``make(value, pure)`` on first use."""
+    note = getattr(record, "note", None)
+    if type(note) is tuple:
+        make, value, pure, args, kwargs = note
+        note = make(value, pure)
+        note._attach(args, kwargs, Tracer(record.ans, record.level, record))
+    return note
 
 
 def node_of(record: Record):
     """The node that made ``record``: a built-in function's node attached to it, a user's
     FunctionNode, or a view of a built-in operation."""
-    node = _attached.get(record)
+    node = attached(record)
     if node is not None:
         return node
     primitive = record.primitive

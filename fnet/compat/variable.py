@@ -37,6 +37,10 @@ __all__ = [
 # The Variables that present intermediate values, by the Record that made their value: backward
 # with ``retain_grad`` gives them their grads, and graph views find their names.
 _owners: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+# The Records of variables cut from their creators by ``unchain``: each stays in the graph of
+# the values computed from it (so that backward reaches it) and is its variable's leaf there.
+# Each maps to (a weak reference to the variable, the operands the record had).
+_cut: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 class LeafRecord(Record):
@@ -386,7 +390,8 @@ class Variable:
             return untraced_creator(self)
         if type(data.record) is LeafRecord:
             return None
-        if not any(p is not None for p in data.record.parents):  # cut by unchain_backward
+        record = data.record
+        if record.parents and not any(p is not None for p in record.parents):  # cut by unchain
             return None
         return node_of(data.record)
 
@@ -411,9 +416,50 @@ class Variable:
         data = self._data
         if type(data) is Tracer and type(data.record) is not LeafRecord:
             self.node._rank = self.rank
-            self._data = (
-                Tracer(data.value, 0, LeafRecord(data.value, self)) if self._requires_grad else data.value
-            )
+            record = data.record
+            parents, record.parents = record.parents, (None,) * len(record.parents)
+            if self._requires_grad:
+                _cut[record] = (weakref.ref(self), parents)
+            else:
+                self._data = data.value
+
+    @creator_node.setter
+    def creator_node(self, node) -> None:
+        """Chainer's way to set the creator: None cuts the variable from it (``unchain``); the
+        node that made the variable and was cut off is joined again; another node becomes the
+        creator of this value, with no operands (a graph of one step, as Chainer's)."""
+        if node is None:
+            self.unchain()
+            return
+        from .function_node import _apply_node, node_of
+
+        data = self._data
+        traced = type(data) is Tracer
+        cut = _cut.get(data.record) if traced else None
+        if cut is not None:
+            data.record.parents = cut[1]
+            if node_of(data.record) is node:
+                del _cut[data.record]
+                self.node._rank = node.rank + 1
+                return
+            data.record.parents = (None,) * len(cut[1])
+        value = data.value if traced else data
+        self._data = Tracer(value, 0, Record(_apply_node, (), (), {"node": node}, value, 0))
+        self._requires_grad = True
+        self.node._rank = node.rank + 1
+
+    @creator.setter
+    def creator(self, function) -> None:
+        """Set the creator: a FunctionNode, or an old-style Function (its node), or None."""
+        self.creator_node = getattr(function, "node", function)
+
+    def set_creator(self, gen_func) -> None:
+        """Chainer's older spelling of ``creator = gen_func``."""
+        self.creator = gen_func
+
+    def set_creator_node(self, fnode) -> None:
+        """Chainer's older spelling of ``creator_node = fnode``."""
+        self.creator_node = fnode
 
     def unchain_backward(self) -> None:
         """Cut the graph behind this variable (truncated backprop): every Record that made it
@@ -549,6 +595,8 @@ class Variable:
         if data is None:
             return prefix + "None)"
         host = backend.to_cpu(data)
+        if repr_form and host.size == 0 and host.shape != (0,):  # as Chainer's repr: the shape
+            return f"{prefix}[], shape={host.shape!r})"
         if repr_form:
             body = numpy.array2string(host, separator=", ", prefix=prefix)
         else:
@@ -643,9 +691,13 @@ class Parameter(Variable):
         """The array's dtype; before the array is drawn, the one its initializer will make."""
         if self.array is not None:
             return self.array.dtype
-        from . import configuration
-
-        return configuration.get_dtype(getattr(self.initializer, "dtype", None))
+        if not hasattr(self.initializer, "dtype"):
+            raise RuntimeError(
+                "Parameter.dtype: Dtype of the parameter is not determined yet: its initializer "
+                f"{type(self.initializer).__name__} has no dtype\n"
+                "  hint: give the initializer a dtype attribute, or initialize the parameter first"
+            )
+        return configuration.get_dtype(self.initializer.dtype)
 
     def initialize(self, shape) -> None:
         """Draw the array of ``shape`` from the initializer; the grad is filled with NaN."""
@@ -841,6 +893,8 @@ def _backprop(
     elif retain_grad:
         wanted = dict(_owners.items())
     keep = None if not wanted else wanted.__contains__
+    if _cut:  # the cut variables' records are leaves: keep their cotangents too
+        keep = _cut.__contains__ if not wanted else lambda record: record in _cut or record in wanted
     cotangents = _engine.backward(roots, create_graph=create_graph, keep=keep) if roots else {}
     _refuse_old_style(cotangents)
     if inputs is not None:
@@ -851,16 +905,22 @@ def _backprop(
                     variable._grad = Variable._of(ct)
         return [_to_grad(cotangents.get(v._data.record)) if type(v._data) is Tracer else None for v in inputs]
     for record, ct in cotangents.items():
-        if type(record) is LeafRecord:
+        leaf = type(record) is LeafRecord
+        if leaf:
             variable = record.variable()
-        elif wanted:
-            variable = wanted.get(record)
         else:
-            continue
+            cut = _cut.get(record) if _cut else None
+            leaf = cut is not None
+            if leaf:
+                variable = cut[0]()
+            elif wanted:
+                variable = wanted.get(record)
+            else:
+                continue
         if variable is None or not variable._requires_grad or any(variable is out for out in outputs):
             continue
         _check_grad(variable, ct, "backward")
-        if type(record) is LeafRecord:
+        if leaf:
             variable._loss_scale = loss_scale
             if variable._grad is not None:  # leaves accumulate
                 ct = variable._grad._data + ct

@@ -261,3 +261,55 @@ def test_a_dropout_node_applied_again_in_another_dtype_uses_its_mask():
         (y64,) = dropout.apply((x.array.astype(numpy.float64),))
     assert y64.dtype == numpy.float64
     numpy.testing.assert_array_max_ulp(y64.array.astype(numpy.float32), y.array, maxulp=1)
+
+
+def test_deprecated_functions_warn_as_in_chainer():
+    x = variable(2, 3)
+    ones, zeros = numpy.ones(3, numpy.float32), numpy.zeros(3, numpy.float32)
+    with pytest.warns(DeprecationWarning, match="use fixed_batch_normalization instead"):
+        y = F.fixed_batch_renormalization(x, ones, zeros, zeros, ones)
+    numpy.testing.assert_array_equal(y.array, F.fixed_batch_normalization(x, ones, zeros, zeros, ones).array)
+    assert F.normalization.batch_renormalization.fixed_batch_renormalization is F.fixed_batch_renormalization
+
+
+def test_a_link_call_makes_its_chainer_node_with_the_link_arguments():
+    link = L.SimplifiedDropconnect(3, 2, ratio=0.5)
+    x = variable(4, 3)
+    y = link(x, train=True, use_batchwise_mask=False)
+    node = y.creator
+    assert type(node).__name__ == "SimplifiedDropconnect" and node.mask.shape == (2, 3)
+    numpy.testing.assert_allclose(
+        y.array, x.array @ (link.W.array * node.mask * 2).T + link.b.array, rtol=1e-6
+    )
+    assert [n.data is a for n, a in zip(node.inputs, (x.array, link.W.array, link.b.array))] == [True] * 3
+
+
+def test_batch_renormalization_leaves_running_statistics_alone_unless_told():
+    x = variable(5, 3)
+    ones, zeros = numpy.ones(3, numpy.float32), numpy.zeros(3, numpy.float32)
+    mean, var = zeros.copy(), ones.copy()
+    y = F.batch_renormalization(x, ones, zeros, 3.0, 5.0, running_mean=mean, running_var=var)
+    assert y.shape == (5, 3) and type(y.creator).__name__ == "BatchRenormalizationFunction"
+    assert (mean == 0).all() and (var == 1).all()
+    F.batch_renormalization(
+        x, ones, zeros, 3.0, 5.0, running_mean=mean, running_var=var, update_statistics=True
+    )
+    assert not (mean == 0).all()
+
+
+def test_nodes_do_not_keep_their_outputs_alive():
+    import gc
+    import weakref
+
+    x = variable(2, 3)
+    y = F.relu(x)
+    assert y.creator.label == "ReLU"  # the node is made, and refers to its output
+    record = weakref.ref(y._data.record)
+    del y
+    gc.collect()
+    assert record() is None
+
+
+def test_basic_math_is_also_chainer_basic_math():
+    assert chainer.basic_math is F.math.basic_math
+    assert chainer.basic_math.Mul().label == "_ * _"

@@ -418,3 +418,58 @@ def test_copydata_initializes_an_uninitialized_parameter_on_either_side():
     a, b = chainer.Parameter(), chainer.Parameter()
     a.copydata(b)
     assert a.array is None and b.array is None
+
+
+def test_an_empty_variable_shows_its_shape_and_an_unknown_dtype_is_an_error():
+    assert repr(chainer.Variable(numpy.zeros((0, 0), numpy.float32))) == "variable([], shape=(0, 0))"
+    x = chainer.Variable(numpy.zeros((2, 0), numpy.float32), name="x")
+    assert repr(x) == "variable x([], shape=(2, 0))" and str(x) == "variable x([])"
+    assert repr(chainer.Variable(numpy.zeros(0, numpy.float32))) == "variable([])"
+
+    class NoDtype:
+        def __call__(self, array):
+            array[...] = 0
+
+    with pytest.raises(RuntimeError, match="Dtype of the parameter is not determined yet"):
+        _ = chainer.Parameter(NoDtype()).dtype
+
+
+def test_an_unchained_variable_is_the_leaf_of_what_was_computed_from_it():
+    x = chainer.Variable(f32(1, 2))
+    h0, h1 = F.split_axis(x * 1, [1], axis=0)
+    w = F.sum(h0 * 3) + F.sum(h1 * 5)
+    h0.unchain()
+    assert h0.creator is None
+    w.backward()
+    numpy.testing.assert_array_equal(h0.grad, [3])  # the graph from h0 on still reaches h0
+    numpy.testing.assert_array_equal(x.grad, [0, 5])  # but nothing goes past it
+    (g,) = chainer.grad([F.sum(h0 * 3) + F.sum(h1 * 5)], [h0])
+    numpy.testing.assert_array_equal(g.array, [3])
+    y = x * 2
+    z = y * 4
+    y.unchain_backward()
+    z.grad = f32(1, 1)
+    z.backward()
+    numpy.testing.assert_array_equal(y.grad, [4, 4])
+
+
+def test_setting_the_creator_cuts_joins_again_or_names_a_new_one():
+    x = chainer.Variable(f32(1, 2))
+    y = _Scale().apply((x,))[0]
+    z = y * 3
+    maker, rank = y.creator_node, y.rank
+    y.creator = None
+    assert y.creator is None and y.rank == rank
+    y.node._rank = -1
+    y.creator_node = maker  # the node that made it: the graph is whole again
+    assert y.creator_node is maker and y.rank == maker.rank + 1
+    z.grad = f32(1, 1)
+    z.backward()
+    numpy.testing.assert_array_equal(x.grad, [6, 6])
+    v, f = chainer.Variable(), chainer.Function()
+    v.creator = f
+    assert v.creator is f and v.creator_node is f.node and v.rank == 1
+    w, node = chainer.Variable(f32(1)), chainer.FunctionNode()
+    node.rank = 10
+    w.set_creator_node(node)
+    assert w.creator_node is node and w.rank == 11

@@ -8,6 +8,10 @@ as a keyword), and a random key from NumPy's global random state (``numpy.random
 repeats it). Functions that update running statistics in place in Chainer do so here too.
 fnet's typed input errors come out as Chainer's ``InvalidType``. What a ``return_*`` flag adds
 to the result (a dropout mask, max pooling's indexes) stays an array, as in Chainer.
+
+The package also holds Chainer's module tree (``chainer.functions.activation.relu``...) and the
+FunctionNode class of each built-in function (``ReLU``, ``LinearFunction``), made from one table
+in ``_tree.py``: a call's outputs have a node of that class as their ``creator``.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from __future__ import annotations
 import functools
 import inspect
 import sys
+import warnings
 
 import numpy
 
@@ -105,7 +110,9 @@ def lift(pure):
 
     A call makes the node of the Chainer class bound to it (:meth:`lifted.bind`; ``ReLU`` for
     ``relu``), which becomes the ``creator`` of the outputs; the class's ``apply`` runs the same
-    code (``lifted.run``) with the node it is. While a function hook is active, the node has hooks
+    code (``lifted.run``) with the node it is. For one traced output the node is made only when
+    first asked for: the output's record notes its class and the call's arguments. While a
+    function hook is active, the node has hooks
     or debug mode is on, the call goes through ``function_hooks.observe``, which shows the node to
     the hooks (the pure function's name where no class is bound) and checks the results for NaN
     in debug mode; otherwise that costs one test.
@@ -120,7 +127,8 @@ def lift(pure):
     operands = _MIXED_DTYPES.get(label)
     unchecked_operands = _MIXED_DTYPES_UNCHECKED.get(label)
     run = functools.partial(_run, pure)
-    node_class = None
+    made = None  # the bound class's ``made``
+    keeps = False  # whether its nodes keep results of the call (Dropout's mask)
 
     def call(node, args, kwargs):
         args = [
@@ -136,28 +144,42 @@ def lift(pure):
             args, kwargs = _common_dtype(label, operands, args, kwargs)
         elif unchecked_operands is not None and not configuration.config.type_check:
             args, kwargs = _common_dtype(label, unchecked_operands, args, kwargs)
+        observed = _observing()
+        if node is None and made is not None and (observed or keeps):
+            node = made(None, pure)  # hooks see it, or it keeps results
+        if node is None and not observed:  # the common case, kept short
+            out = _run(pure, args, kwargs)
+            if type(out) is Tracer:  # one traced output: its node is made when first asked for
+                if made is not None:
+                    out.record.note = (made, None, pure, args, kwargs)
+                return wrap(out)
+            return finish(None if made is None else made(None, pure), args, kwargs, out)
         kept = _keep_results(node, kwargs) if node is not None and node._keeps else None
-        if _observing() or (node is not None and node._local_hooks):
+        if observed or node._local_hooks:
             out = _observe(label if node is None else node, run, args, kwargs)
         else:
             out = _run(pure, args, kwargs)
         if kept is not None:
             out = _store_results(node, kept, returns_extras, kwargs, out)
+        return finish(node, args, kwargs, out)
+
+    def finish(node, args, kwargs, out):
+        """``out`` as Variables (what ``return_*`` flags add stays arrays), ``node`` their creator."""
         extras = always_extras or (returns_extras and any(kwargs.get(k) for k in returns_extras))
         if node is not None and node._attach(args, kwargs, out[0] if extras else out):
             node = None
-        result = (wrap(out[0]), *(unbox_all(e) for e in out[1:])) if extras else wrap(out)  # extras: arrays
+        result = (wrap(out[0]), *(unbox_all(e) for e in out[1:])) if extras else wrap(out)
         if node is not None and configuration.config.enable_backprop:
             node._attach_untraced(args, kwargs, result[0] if extras else result)
         return result
 
     @functools.wraps(pure)
     def lifted(*args, **kwargs):
-        return call(None if node_class is None else node_class.__new__(node_class), args, kwargs)
+        return call(None, args, kwargs)
 
     def bind(cls) -> None:
-        nonlocal node_class
-        node_class = cls
+        nonlocal made, keeps
+        made, keeps = cls.made, bool(cls._keeps)
 
     lifted.__module__ = __name__
     lifted.__doc__ = _lifted_doc(pure)
@@ -270,12 +292,12 @@ def _in_place_statistics(lifted, names: tuple[str, ...]):
             bound = signature.bind(*args, **kwargs)
         except TypeError:  # the lift explains the wrong arguments
             return lifted(*args, **kwargs)
-        bound.apply_defaults()
-        arguments = bound.arguments
-        given = [arguments.get(n) for n in names]
-        if any(g is None for g in given) or not arguments.get("update_statistics", True):
+        given = [bound.arguments.get(n) for n in names]
+        if any(g is None for g in given):
             return lifted(*args, **kwargs)
         out = lifted(*args, **kwargs)
+        if not isinstance(out, tuple):  # no statistics to update (batch_renormalization's default)
+            return out
         y, updated = out
         for target, new in zip(given, updated):
             target = target.array if isinstance(target, Variable) else target
@@ -308,6 +330,27 @@ for _name in _pure.__all__:
         globals()[_name] = _LIFTED[_name]
 del _name, _f
 
+
+# Functions Chainer 7 keeps but deprecates: a call warns (DeprecationWarning), naming the one to use.
+_DEPRECATED = {"fixed_batch_renormalization": "fixed_batch_normalization"}
+
+
+def _deprecated(function, instead: str):
+    @functools.wraps(function)
+    def warning_first(*args, **kwargs):
+        warnings.warn(
+            f"{function.__name__} is deprecated (as in Chainer); use {instead} instead",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return function(*args, **kwargs)
+
+    return warning_first
+
+
+for _name, _instead in _DEPRECATED.items():
+    globals()[_name] = _deprecated(globals()[_name], _instead)
+del _name, _instead
 
 _lifted_reshape = reshape  # noqa: F821  (bound by the loop above)
 

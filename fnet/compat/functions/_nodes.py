@@ -57,6 +57,18 @@ class BuiltinNode(FunctionNode):
                 raise TypeError(f"{type(self).__name__}() got an unexpected keyword argument {name!r}")
             setattr(self, name, value)
 
+    @classmethod
+    def made(cls, value=None, pure=None):
+        """A node made without its constructor for a call of ``pure`` (when it is not the class's
+        function: a link's, whose call makes this node in Chainer), holding the constant ``value``
+        of an operator's node (``x * 2``: a ``MulConstant`` of value 2) unless None."""
+        node = cls.__new__(cls)
+        if value is not None:
+            node.value = value
+        if pure is not None and pure is not cls._pure:
+            node._pure = pure
+        return node
+
     def apply(self, inputs) -> tuple:
         """Run the function on ``inputs`` (Variables or arrays); a tuple of output Variables."""
         operands = list(inputs)
@@ -118,12 +130,19 @@ class BuiltinNode(FunctionNode):
     def _attach(self, args, kwargs, out) -> bool:
         """Become the creator of the traced values in ``out``, the result of a call on ``args``
         and ``kwargs``; whether there were any."""
-        outs = [t for t in (out if type(out) is tuple or type(out) is list else (out,)) if type(t) is Tracer]
+        if type(out) is Tracer:  # the common case, kept short
+            record = out.record
+            self._args = args
+            self._kwargs = kwargs
+            self._outs = (weakref.ref(record),)  # weak: the outputs' records hold the node
+            record.note = self
+            return True
+        outs = [t for t in (out if type(out) is tuple or type(out) is list else ()) if type(t) is Tracer]
         if not outs:
             return False
         self._args = args
         self._kwargs = kwargs
-        self._outs = [weakref.ref(t.record) for t in outs]  # weak: the outputs hold their creator
+        self._outs = [weakref.ref(t.record) for t in outs]
         for t in outs:
             attach(t.record, self)
         return True

@@ -358,7 +358,7 @@ def _power_of(x, value):
     return ops.power(value, x)
 
 
-def coo_matmul(
+def _coo_matmul(
     data, dense, row, col, shape, order=None, transa=False, transb=False, transc=False, dtype=None
 ):
     """Chainer's ``CooMatMul``: the sparse matrix ``data`` at ``(row, col)`` times ``dense``
@@ -391,7 +391,7 @@ _OPERATIONS = {
     "subtract_from": _subtract_from,
     "divide_into": _divide_into,
     "power_of": _power_of,
-    "coo_matmul": coo_matmul,
+    "coo_matmul": _coo_matmul,
 }
 
 
@@ -478,12 +478,14 @@ def _dropconnect_mask(arguments: dict):
     function draws it: one pattern per sample with ``use_batchwise_mask``); all kept in test mode."""
     if arguments["mask"] is not None:
         return unbox_all(arguments["mask"])
-    W = unbox_all(arguments["W"])
+    link = arguments.get("self")  # a call of the link: W and ratio are its own
+    W = unbox_all(arguments["W"] if link is None else arguments["params"]["W"])
+    ratio = arguments["ratio"] if link is None else link.ratio
     n = unbox_all(arguments["x"]).shape[0]
     shape = (n, *W.shape) if arguments["use_batchwise_mask"] else W.shape
     if not arguments["train"]:  # nothing dropped
         return backend.xp(W).ones(shape, bool)
-    return _noise._keep(arguments["key"], 1.0 - arguments["ratio"], shape, W)
+    return _noise._keep(arguments["key"], 1.0 - ratio, shape, W)
 
 
 def _zoneout_flag(take_x: bool):
