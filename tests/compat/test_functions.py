@@ -134,6 +134,16 @@ def test_copy_to_chainers_dummy_device_is_a_copy_to_the_cpu():
     assert isinstance(y, chainer.Variable) and y.device == chainer.get_device("@numpy")
 
 
+def test_calls_that_change_nothing_give_x_back_as_chainer_does():
+    x = numpy.ones((2, 3), numpy.float32)
+    v = chainer.Variable(x)
+    assert F.reshape(v, (2, 3)) is v and F.reshape(x, (2, 3)).array is x
+    with chainer.using_config("enable_backprop", False):
+        assert F.cast(v, numpy.float32) is v and F.cast(x, "float32").array is x
+    y = F.cast(v, numpy.float32)  # with backprop: a node of its own (its own gradient)
+    assert y is not v and y.creator.label == "Cast"
+
+
 def test_zero_dim_results_are_arrays_and_extras_stay_arrays():
     y = F.relu(numpy.float32(2) * numpy.ones((), numpy.float32))
     assert type(y.array) is numpy.ndarray and y.shape == ()

@@ -36,7 +36,7 @@ from ..function_hooks import observe as _observe
 from ..function_hooks import observing as _observing
 from ..utils import type_check
 from ..utils.sparse import CooMatrix, to_coo  # noqa: F401  (to_coo: in __all__, the Chainer layer's)
-from ..variable import Variable
+from ..variable import Variable, as_variable
 
 __all__ = list(_pure.__all__) + ["forget"]
 
@@ -352,17 +352,39 @@ for _name, _instead in _DEPRECATED.items():
     globals()[_name] = _deprecated(globals()[_name], _instead)
 del _name, _instead
 
-_lifted_reshape = reshape  # noqa: F821  (bound by the loop above)
+
+def _given_back_unchanged(name: str, unchanged):
+    """The lift of ``name``, giving ``x`` itself back (as a Variable) when ``unchanged(x, *args)``
+    says the call would not change it, as Chainer's function does (no node is made then)."""
+    lifted = _LIFTED[name]
+
+    @functools.wraps(getattr(_pure, name), assigned=())  # its signature is the pure function's
+    def call(x, *args, **kwargs):
+        if unchanged(x, *args, **kwargs):
+            return as_variable(x)
+        return lifted(x, *args, **kwargs)
+
+    call.__module__, call.__name__, call.__qualname__, call.__doc__ = __name__, name, name, lifted.__doc__
+    return call
 
 
-def reshape(x, shape):
-    """``x`` with a new shape; as in Chainer, ``x`` itself (as a Variable) when it has that shape.
+def _shape_of(x):
+    return getattr(unbox_all(unwrap(x)), "shape", None)
 
-    See ``fnet.functions.reshape``."""
-    target = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
-    if isinstance(x, Variable) and x.shape == target:
-        return x
-    return _lifted_reshape(x, shape)
+
+def _as_shape(shape) -> tuple:
+    return tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+
+
+reshape = _given_back_unchanged("reshape", lambda x, shape: _shape_of(x) == _as_shape(shape))
+# a cast to x's own dtype makes a node of its own unless no graph is being built
+cast = _given_back_unchanged(
+    "cast",
+    lambda x, typ: (
+        not configuration.config.enable_backprop
+        and getattr(unbox_all(unwrap(x)), "dtype", None) == numpy.dtype(typ)
+    ),
+)
 
 
 _lifted_copy = copy  # noqa: F821  (bound by the loop above)
