@@ -144,6 +144,19 @@ def test_calls_that_change_nothing_give_x_back_as_chainer_does():
     assert y is not v and y.creator.label == "Cast"
 
 
+def test_chainers_stride_array_views_the_buffer_under_an_array():
+    from fnet.compat.functions.array.as_strided import _stride_array
+
+    x = numpy.arange(8, dtype=numpy.float32)
+    assert _stride_array(x, (3, 3), (-1, 2), 3).tolist() == [[3, 5, 7], [2, 4, 6], [1, 3, 5]]
+    flipped = numpy.arange(12, dtype=numpy.int32).reshape(3, 4)[::-1]
+    assert _stride_array(flipped, (12,), (1,), 0).tolist() == list(range(12))  # the buffer's order
+    with pytest.raises(ValueError, match=r"_stride_array: the view reads elements -1..5, outside the 8"):
+        _stride_array(x, (3, 3), (-1, 2), 1)
+    with pytest.raises(ValueError, match=r"elements 0..8, outside"):
+        _stride_array(x, (9,), (1,), 0)
+
+
 def test_zero_dim_results_are_arrays_and_extras_stay_arrays():
     y = F.relu(numpy.float32(2) * numpy.ones((), numpy.float32))
     assert type(y.array) is numpy.ndarray and y.shape == ()

@@ -514,10 +514,34 @@ _DERIVED = {
 }
 
 
+def _stride_array(array, shape, strides, storage_offset: int):
+    """Chainer's helper of ``chainer.functions.array.as_strided`` (its tests use it): a view of
+    the memory under ``array``, from the first element of the buffer it was cut from, with
+    ``strides`` and ``storage_offset`` counted in elements. A view outside the buffer is a
+    ValueError."""
+    buffer = array
+    while isinstance(buffer.base, type(array)):
+        buffer = buffer.base
+    reach = [(n - 1) * s for n, s in zip(shape, strides)]
+    first = storage_offset + sum(r for r in reach if r < 0)
+    last = storage_offset + sum(r for r in reach if r > 0)
+    if 0 in shape:
+        first = last = storage_offset
+    if first < 0 or last >= buffer.size:
+        raise ValueError(
+            f"_stride_array: the view reads elements {first}..{last}, outside the {buffer.size} "
+            "elements of the buffer\n  hint: reduce the shape, the strides or the storage_offset"
+        )
+    start = buffer.reshape(-1)[storage_offset:]
+    steps = tuple(s * array.itemsize for s in strides)
+    return backend.xp(array).lib.stride_tricks.as_strided(start, tuple(shape), steps)
+
+
 # Names Chainer's tests and programs take from a module besides its functions and classes.
 _EXTRAS = {
     "util.forget": lambda: {"Forget": Forget},
     "array.flip": lambda: {"_flip": lambda x, axis: numpy.flip(x, axis)},
+    "array.as_strided": lambda: {"_stride_array": _stride_array},
     "math.basic_math": lambda: {
         "_convert_value_to_string": _convert_value_to_string,
         "neg": Variable.__neg__,
