@@ -26,6 +26,7 @@ from . import (  # noqa: E402  (the operators are installed before anything uses
     computational_graph,
     dataset,
     datasets,
+    device_resident,
     gradient_check,
     iterators,
     link,
@@ -41,6 +42,7 @@ from . import (  # noqa: E402  (the operators are installed before anything uses
     serializers,
     training,
     utils,
+    warnings,
 )
 from . import function_hooks as function_hook  # noqa: E402  (Chainer's module path of FunctionHook)
 from ._alias import install_alias  # noqa: E402
@@ -56,6 +58,7 @@ from .backends.cuda import should_use_cudnn, should_use_cudnn_tensor_core  # noq
 from .configuration import (  # noqa: E402
     DebugMode,
     config,
+    get_compute_mode,
     get_dtype,
     global_config,
     is_debug,
@@ -63,6 +66,7 @@ from .configuration import (  # noqa: E402
     set_debug,
     using_config,
 )
+from .device_resident import DeviceResident  # noqa: E402
 from .function_hooks import FunctionHook, get_function_hooks  # noqa: E402
 from .function_node import Function, FunctionAdapter, FunctionNode  # noqa: E402
 from .functions.math import basic_math  # noqa: E402, F401  (Chainer exports it as chainer.basic_math)
@@ -86,6 +90,16 @@ from .variable import (  # noqa: E402
     no_backprop_mode,
 )
 
+
+class _FallbackType:
+    """The type of :data:`Fallback`."""
+
+    def __repr__(self) -> str:
+        return "Fallback"
+
+
+Fallback = _FallbackType()  # what Chainer's forward_chainerx returns to ask for the NumPy/CuPy path
+
 __version__ = "7.8.1"  # the Chainer version whose documented API this layer follows
 disable_experimental_feature_warning = False  # read by utils.experimental
 
@@ -96,6 +110,7 @@ __all__ = [
     "computational_graph",
     "configuration",
     "cuda",
+    "device_resident",
     "dataset",
     "datasets",
     "function_hook",
@@ -120,6 +135,7 @@ __all__ = [
     "training",
     "utils",
     "variable",
+    "warnings",
     # variables and functions
     "Variable",
     "Parameter",
@@ -135,6 +151,8 @@ __all__ = [
     "FunctionHook",
     "get_function_hooks",
     "Initializer",
+    "Fallback",
+    "DeviceResident",
     # links and optimizers
     "Link",
     "Chain",
@@ -159,6 +177,7 @@ __all__ = [
     "global_config",
     "using_config",
     "get_dtype",
+    "get_compute_mode",
     "mixed16",
     "is_debug",
     "set_debug",

@@ -48,7 +48,9 @@ TABLES: dict[str, dict[str, str]] = {
         "connection.convolution_nd": "Convolution1D Convolution3D ConvolutionND",
         "connection.deconvolution_2d": "Deconvolution2D",
         "connection.deconvolution_nd": "Deconvolution1D Deconvolution3D DeconvolutionND",
-        "connection.deformable_convolution_2d": "DeformableConvolution2D",
+        "connection.deformable_convolution_2d": (
+            "DeformableConvolution2D links.connection:DeformableConvolution2DSampler"
+        ),
         "connection.depthwise_convolution_2d": "DepthwiseConvolution2D",
         "connection.dilated_convolution_2d": "DilatedConvolution2D",
         "connection.embed_id": "EmbedID",
@@ -67,15 +69,21 @@ TABLES: dict[str, dict[str, str]] = {
         "model.classifier": "Classifier",
         "normalization.batch_normalization": "BatchNormalization",
         "normalization.batch_renormalization": "BatchRenormalization",
-        "normalization.decorrelated_batch_normalization": "DecorrelatedBatchNormalization",
+        "normalization.decorrelated_batch_normalization": (
+            "DecorrelatedBatchNormalization links.normalization:fix_avg_mean "
+            "links.normalization:fix_avg_projection"
+        ),
         "normalization.group_normalization": "GroupNormalization",
         "normalization.layer_normalization": "LayerNormalization",
-        "rnn.gru": "GRU StatefulGRU StatelessGRU",
-        "rnn.lstm": "LSTM StatelessLSTM",
-        "rnn.mgu": "StatefulMGU StatelessMGU",
-        "rnn.n_step_gru": "NStepBiGRU NStepGRU",
-        "rnn.n_step_lstm": "NStepBiLSTM NStepLSTM",
-        "rnn.n_step_rnn": "NStepBiRNNReLU NStepBiRNNTanh NStepRNNReLU NStepRNNTanh",
+        "rnn.gru": "GRU StatefulGRU StatelessGRU links.rnn:GRUBase",
+        "rnn.lstm": "LSTM StatelessLSTM links.rnn:LSTMBase",
+        "rnn.mgu": "StatefulMGU StatelessMGU links.rnn:MGUBase",
+        "rnn.n_step_gru": "NStepBiGRU NStepGRU links.rnn:NStepGRUBase",
+        "rnn.n_step_lstm": "NStepBiLSTM NStepLSTM links.rnn:NStepLSTMBase",
+        "rnn.n_step_rnn": (
+            "NStepBiRNNReLU NStepBiRNNTanh NStepRNNReLU NStepRNNTanh links.rnn:NStepRNNBase "
+            "links.rnn:argsort_list_descent links.rnn:permutate_list"
+        ),
         "rnn.peephole": "StatefulPeepholeLSTM",
         "rnn.tree_lstm": "ChildSumTreeLSTM NaryTreeLSTM",
         "rnn.zoneoutlstm": "StatefulZoneoutLSTM",
@@ -131,7 +139,10 @@ TABLES: dict[str, dict[str, str]] = {
         "time_trigger": "TimeTrigger",
     },
     "training.updaters": {
-        "multiprocess_parallel_updater": "MultiprocessParallelUpdater",
+        "multiprocess_parallel_updater": (
+            "MultiprocessParallelUpdater training._gather:gather_grads training._gather:gather_params "
+            "training._gather:scatter_grads training._gather:scatter_params training._gather:size_num_grads"
+        ),
         "parallel_updater": "ParallelUpdater",
         "standard_updater": "StandardUpdater",
     },

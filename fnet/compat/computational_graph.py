@@ -17,7 +17,7 @@ from .function_hooks import unmarked
 from .function_node import FunctionNode, _PrimitiveNode, attached, node_of, tracer_node
 from .variable import LeafRecord, Variable, VariableNode
 
-__all__ = ["ComputationalGraph", "build_computational_graph"]
+__all__ = ["ComputationalGraph", "DotNode", "build_computational_graph"]
 
 _VARIABLE_STYLE = {"shape": "octagon", "fillcolor": "#E0E0E0", "style": "filled"}
 _FUNCTION_STYLE = {"shape": "record", "fillcolor": "#6495ED", "style": "filled"}
@@ -41,18 +41,35 @@ def _is_function(node) -> bool:
     return isinstance(node, (FunctionNode, _PrimitiveNode))
 
 
-def _dot_node(node, style: dict, show_name: bool) -> str:
-    """The dot statement of one node: its id, then its label and attributes."""
-    attributes = {"label": node.label}
-    if isinstance(node, VariableNode):
-        if show_name and node.name is not None:
-            attributes["label"] = f"{node.name}: {node.label}"
-        attributes["shape"] = "oval"
-    else:
-        attributes["shape"] = "box"
-    attributes.update(style)
-    listed = ",".join(f'{key}="{value}"' for key, value in attributes.items())
-    return f"{id(node)} [{listed}];"
+class DotNode:
+    """One node of the graph in dot: ``node`` (a ``VariableNode`` or a function node), ``id_``
+    (its id in the dot text) and ``attribute`` (its label, its shape, then ``attribute``'s
+    entries); ``label`` is its dot statement. ``show_name`` puts a variable's name in front of
+    its label."""
+
+    def __init__(self, node, attribute: dict | None = None, show_name: bool = True):
+        if not (isinstance(node, VariableNode) or _is_function(node)):
+            raise TypeError(
+                f"DotNode: expected a VariableNode or a function node, got {type(node).__name__}\n"
+                "  hint: pass variable.node or variable.creator"
+            )
+        self.node = node
+        self.id_ = id(node)
+        self.attribute = {"label": node.label}
+        if isinstance(node, VariableNode):
+            if show_name and node.name is not None:
+                self.attribute["label"] = f"{node.name}: {node.label}"
+            self.attribute["shape"] = "oval"
+        else:
+            self.attribute["shape"] = "box"
+        if attribute is not None:
+            self.attribute.update(attribute)
+
+    @property
+    def label(self) -> str:
+        """The dot statement of the node: its id, then its attributes."""
+        listed = ",".join(f'{key}="{value}"' for key, value in self.attribute.items())
+        return f"{self.id_} [{listed}];"
 
 
 class ComputationalGraph:
@@ -106,9 +123,9 @@ class ComputationalGraph:
         for node in self.nodes:
             if isinstance(node, VariableNode):
                 if not self.remove_variable:
-                    lines.append(_dot_node(node, self.variable_style, self.show_name))
+                    lines.append(DotNode(node, self.variable_style, self.show_name).label)
             elif _is_function(node):
-                lines.append(_dot_node(node, self.function_style, self.show_name))
+                lines.append(DotNode(node, self.function_style, self.show_name).label)
             else:
                 raise TypeError(
                     "ComputationalGraph.dump: a node must be a VariableNode or a function node, "

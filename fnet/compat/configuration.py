@@ -26,6 +26,7 @@ __all__ = [
     "DebugMode",
     "get_dtype",
     "mixed16",
+    "get_compute_mode",
 ]
 
 
@@ -218,6 +219,11 @@ class DebugMode:
 
     def __exit__(self, *exc):
         return self._context.__exit__(*exc)
+
+
+def get_compute_mode():
+    """``config.compute_mode``: the compute mode Chainer asks of cuDNN/ChainerX (None by default)."""
+    return config.compute_mode
 
 
 def get_dtype(dtype=None, map_mixed16=None):

@@ -19,7 +19,13 @@ from ..autodiff.primitive import Primitive, take_output
 from ..autodiff.tracer import Record, Tracer, unbox_all
 from . import configuration, function_hooks
 from .utils import type_check
-from .variable import LeafRecord, Variable, VariableNode, as_variable
+from .variable import (
+    LeafRecord,
+    Variable,
+    VariableNode,
+    as_variable,
+    grad,  # noqa: F401  (Chainer defines chainer.grad in chainer.function_node)
+)
 
 __all__ = [
     "FunctionNode",
@@ -270,8 +276,11 @@ class FunctionNode(_ForwardByDevice):
         hooks = function_hooks.active_hooks(self)
         in_arrays = tuple(x.value if type(x) is Tracer else x for x in inputs)
         out_grads = tuple(None if gi is None else gi.array for gi in grad_outputs)
+        if hooks:  # as Chainer, hooks see None for an input the node did not retain
+            kept = self._input_indexes_to_retain or ()
+            in_data = tuple(x if i in kept else None for i, x in enumerate(in_arrays))
         for hook in hooks:
-            hook.backward_preprocess(self, in_arrays, out_grads)
+            hook.backward_preprocess(self, in_data, out_grads)
         targets = self._targets
         if type(self).backward_accumulate is FunctionNode.backward_accumulate:
             gxs = self.backward(targets, grad_outputs)
@@ -293,7 +302,7 @@ class FunctionNode(_ForwardByDevice):
             _check_gradient(self.label, i, value, in_arrays[i])
             result[i] = value
         for hook in hooks:
-            hook.backward_postprocess(self, in_arrays, out_grads)
+            hook.backward_postprocess(self, in_data, out_grads)
         if configuration.config.debug:
             _check_finite(self.label, "backward", [getattr(v, "value", v) for v in result.values()])
         return result
@@ -411,8 +420,9 @@ class Function(_ForwardByDevice):
     _node = None
 
     def __call__(self, *inputs):
-        node = FunctionAdapter(self)
-        self._node = node
+        node = self._node
+        if node is None or node.inputs is not None:  # a node runs once; one made unused is kept
+            node = self._node = FunctionAdapter(self)  # (with the hooks added to it before)
         outputs = node.apply(inputs)
         return outputs[0] if len(outputs) == 1 else outputs
 
@@ -464,12 +474,11 @@ class Function(_ForwardByDevice):
         self._output_indexes_to_retain = tuple(indexes)
 
     def add_hook(self, hook, name: str | None = None) -> None:
-        if self._node is None:
-            raise RuntimeError(f"{self.label}: call the function before adding a hook to it")
-        self._node.add_hook(hook, name)
+        """Add a hook to the function's node (before its first call: the node the call uses)."""
+        self.node.add_hook(hook, name)
 
     def delete_hook(self, name: str) -> None:
-        self._node.delete_hook(name)
+        self.node.delete_hook(name)
 
     def unchain(self) -> None:
         if self._node is not None:
@@ -493,7 +502,13 @@ class _PrimitiveNode:
 
     @property
     def rank(self) -> int:
-        return max((rank_of(p) for p in self._record.parents if p is not None), default=0)
+        return max((rank_of(p) for p in self._rank_inputs()), default=0)
+
+    def _rank_inputs(self) -> list:
+        return [p for p in self._record.parents if p is not None]
+
+    def _know_rank(self, rank: int) -> None:
+        """Nothing to keep: a view is made afresh each time."""
 
     def __eq__(self, other):
         return type(other) is _PrimitiveNode and other._record is self._record
@@ -503,11 +518,36 @@ class _PrimitiveNode:
 
 
 def rank_of(tracer: Tracer) -> int:
-    """The rank of the variable ``tracer`` stands for: 0 for a leaf, else its creator's + 1."""
-    record = tracer.record
-    if type(record) is LeafRecord or record.primitive is None:
-        return 0
-    return node_of(record).rank + 1
+    """The rank of the variable ``tracer`` stands for: 0 for a leaf, else its creator's + 1.
+
+    The graph is walked with a stack of its own (a deep graph does not recurse). A node whose
+    rank comes from its inputs has ``_rank_inputs()``, its traced inputs (None once it knows its
+    rank), and ``_know_rank(rank)``, told the rank found; other nodes keep their ``rank``.
+    """
+    ranks: dict[int, int] = {}  # id(record) -> rank, for the records under ``tracer``
+    stack = [tracer.record]
+    while stack:
+        record = stack[-1]
+        if id(record) in ranks:
+            stack.pop()
+            continue
+        leaf = type(record) is LeafRecord or record.primitive is None
+        node = None if leaf else node_of(record)
+        inputs = getattr(node, "_rank_inputs", None)
+        inputs = None if inputs is None else inputs()
+        if inputs is None:
+            ranks[id(record)] = 0 if node is None else node.rank + 1
+            stack.pop()
+            continue
+        waiting = [x.record for x in inputs if id(x.record) not in ranks]
+        if waiting:
+            stack.extend(waiting)
+            continue
+        rank = max((ranks[id(x.record)] for x in inputs), default=0)
+        node._know_rank(rank)
+        ranks[id(record)] = rank + 1
+        stack.pop()
+    return ranks[id(tracer.record)]
 
 
 def tracer_node(tracer: Tracer):

@@ -596,7 +596,8 @@ class GradientMethod(Optimizer):
                 again.append(param)
                 continue
             seen.add(id(param))
-            key = rule._batch_key(param, shared)
+            # batched: fnet's own rules; another rule object (a stand-in, a mock) updates alone
+            key = rule._batch_key(param, shared) if isinstance(rule, UpdateRule) else None
             if key is None:
                 param.update()
                 continue
@@ -623,16 +624,19 @@ class GradientMethod(Optimizer):
                 param.update_rule.use_fp32_update(flag)
 
 
+def make_deprecation_message(module_name: str) -> str:
+    """The warning of the deprecated alias ``chainer.optimizer.<module_name>`` of a hook."""
+    return (
+        f"chainer.optimizer.{module_name} is deprecated from v4. "
+        f"Use chainer.optimizer_hooks.{module_name} instead."
+    )
+
+
 def _deprecated_hook(hook_class: type) -> type:
     """``chainer.optimizer.<Hook>``: the hook of ``optimizer_hooks``, warning that the alias is deprecated."""
 
     def __init__(self, *args, **kwargs):
-        warnings.warn(
-            f"chainer.optimizer.{hook_class.__name__} is deprecated from v4. "
-            f"Use chainer.optimizer_hooks.{hook_class.__name__} instead.",
-            DeprecationWarning,
-            stacklevel=2,
-        )
+        warnings.warn(make_deprecation_message(hook_class.__name__), DeprecationWarning, stacklevel=2)
         hook_class.__init__(self, *args, **kwargs)
 
     doc = f"Deprecated alias of ``optimizer_hooks.{hook_class.__name__}``."

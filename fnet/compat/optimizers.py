@@ -528,3 +528,8 @@ class MSVAG(_PureGradientMethod, rule=MSVAGRule):
 
     def __init__(self, lr: float = 0.1, beta: float = 0.9, eta: float = 1.0, weight_decay_rate: float = 0):
         super().__init__(lr=lr, beta=beta, eta=eta, weight_decay_rate=weight_decay_rate)
+
+
+# Chainer's module holds the optimizers only (programs list them by scanning it): the shared
+# bases stay reachable through the optimizers' classes.
+del GradientMethod, _PureGradientMethod, _BoundedAdam

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import numpy
+
 from ..training import reporter as _pure
-from ..training.reporter import DictSummary, Summary, get_current_reporter, report, report_scope
+from ..training.reporter import DictSummary, get_current_reporter, report, report_scope
 from . import configuration
 from .variable import Variable
 
@@ -20,3 +22,24 @@ class Reporter(_pure.Reporter):
                 return value
             return Variable(value.array, requires_grad=False)
         return value
+
+
+class Summary(_pure.Summary):
+    """Chainer's Summary: once a Variable is added (as a value or a weight), the mean and the
+    statistics are Variables, as Chainer's arithmetic on the Variables makes them."""
+
+    _of_variables = False
+
+    def add(self, value, weight=1) -> None:
+        if isinstance(value, Variable) or isinstance(weight, Variable):
+            self._of_variables = True
+        super().add(value, weight)
+
+    def _as_added(self, x):
+        return Variable(numpy.asarray(x)) if self._of_variables else x
+
+    def compute_mean(self):
+        return self._as_added(super().compute_mean())
+
+    def make_statistics(self) -> tuple:
+        return tuple(self._as_added(x) for x in super().make_statistics())

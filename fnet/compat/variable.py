@@ -704,11 +704,15 @@ class Parameter(Variable):
         from . import initializers
 
         device = self._initial_device
-        array = initializers.generate_array(self.initializer, shape, device.xp, device=device)
+        self._drawn(initializers.generate_array(self.initializer, shape, device.xp, device=device))
+
+    def _drawn(self, array) -> None:
+        """Take ``array`` as the parameter's first value; the grad is filled as by ``initialize``
+        (NaN; zeros after ``zerograd()``, none after ``cleargrad()``)."""
         self._grad = None
         self._set_array(array)
         if self._grad_fill is not None:
-            self._grad = Variable._of(device.xp.full_like(array, self._grad_fill))
+            self._grad = Variable._of(backend.xp(array).full_like(array, self._grad_fill))
 
     def cleargrad(self) -> None:
         """Forget the gradient; an uninitialized parameter will have none when it is drawn."""
@@ -1055,3 +1059,13 @@ def force_backprop_mode():
     """Within this block, operations are recorded even inside ``no_backprop_mode``
     (``using_config('enable_backprop', True)``)."""
     return configuration.using_config("enable_backprop", True)
+
+
+def variable_repr(var) -> str:
+    """Chainer's ``repr`` of a Variable (``variable name(values)``), as ``repr(var)`` gives it."""
+    return var._text(repr_form=True)
+
+
+def variable_str(var) -> str:
+    """Chainer's ``str`` of a Variable (the values without the dtype), as ``str(var)`` gives it."""
+    return var._text(repr_form=False)

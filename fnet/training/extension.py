@@ -16,9 +16,10 @@ exc, tb)`` (when the loop raised) and ``finalize()`` (after the loop, always). S
 
 from __future__ import annotations
 
-import abc
 from collections.abc import Callable
 from typing import Any
+
+from ..errors import InvalidInputError
 
 __all__ = ["Extension", "make_extension", "PRIORITY_WRITER", "PRIORITY_EDITOR", "PRIORITY_READER"]
 
@@ -30,8 +31,9 @@ _REMOVED = "invoke_before_training was removed in Chainer v2.0.0"
 _BEFORE_TRAINING_HINT = "pass call_before_training=True to Trainer.extend, or use an initializer"
 
 
-class Extension(abc.ABC):
-    """Base class of trainer extensions: subclasses define ``__call__(trainer)``.
+class Extension:
+    """Base class of trainer extensions: subclasses define ``__call__(trainer)`` (the base's
+    raises NotImplementedError, as Chainer's).
 
     Class attributes give the defaults ``Trainer.extend`` uses: ``trigger = (1, 'iteration')``,
     ``priority = PRIORITY_READER``, and ``name = None`` (the trainer sets it on registration;
@@ -54,9 +56,13 @@ class Extension(abc.ABC):
         """The name used when none is given to ``Trainer.extend``: the class name by default."""
         return type(self).__name__
 
-    @abc.abstractmethod
     def __call__(self, trainer) -> None:
         """Run the extension (called after an update when its trigger fires)."""
+        raise NotImplementedError(
+            f"{type(self).__name__}.__call__: expected the extension to define __call__(trainer), "
+            "got the one of the Extension base class\n  hint: define __call__(self, trainer) in "
+            f"{type(self).__name__}, or decorate a function with make_extension"
+        )
 
     def __getattr__(self, name: str):
         if name == "invoke_before_training":
@@ -98,7 +104,9 @@ def make_extension(
     ``finalizer()`` become its ``initialize``, ``on_error`` and ``finalize``.
     """
     if "invoke_before_training" in kwargs:
-        raise TypeError(f"make_extension: {_REMOVED}\n  hint: {_BEFORE_TRAINING_HINT} (initializer=...)")
+        raise InvalidInputError(
+            f"make_extension: {_REMOVED}\n  hint: {_BEFORE_TRAINING_HINT} (initializer=...)"
+        )
     if kwargs:
         raise TypeError(
             f"make_extension() got unexpected keyword argument(s) {', '.join(map(repr, kwargs))}\n"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
+import warnings
 from collections import defaultdict
 
 import numpy
@@ -166,10 +167,18 @@ class Summary:
         return mean, xp.sqrt(xp.maximum(var, 0.0))
 
     def serialize(self, serializer) -> None:
-        """Save or load the running sums (keys ``_x``, ``_x2``, ``_n``)."""
-        self._x = serializer("_x", self._x)
-        self._x2 = serializer("_x2", self._x2)
-        self._n = serializer("_n", self._n)
+        """Save or load the running sums (keys ``_x``, ``_x2``, ``_n``). A snapshot without them
+        (one of Chainer before v5) is loaded with a warning, keeping the sums as they are."""
+        try:
+            self._x = serializer("_x", self._x)
+            self._x2 = serializer("_x2", self._x2)
+            self._n = serializer("_n", self._n)
+        except KeyError:
+            warnings.warn(
+                "Summary.serialize: the snapshot holds no sums (_x, _x2, _n): the statistics start anew",
+                UserWarning,
+                stacklevel=2,
+            )
 
 
 class DictSummary:
@@ -206,14 +215,20 @@ class DictSummary:
 
     def serialize(self, serializer) -> None:
         """Save or load every summary in Chainer's layout: the names as a JSON list under
-        ``_names``, summary ``i`` under ``_summaries/i``."""
-        from ..compat.serializer import Serializer
-
-        if isinstance(serializer, Serializer):
-            names = list(self._summaries)
-            serializer("_names", json.dumps(names))
-        else:
+        ``_names``, summary ``i`` under ``_summaries/i``. Loading replaces the summaries; a
+        snapshot without names (one of Chainer before v5) leaves none, with a warning."""
+        try:
+            # a saver gives the names back; a loader, the saved ones
+            names = json.loads(str(serializer("_names", json.dumps(list(self._summaries)))))
+        except KeyError:
             self._summaries.clear()
-            names = json.loads(str(serializer("_names", "")))
+            warnings.warn(
+                "DictSummary.serialize: the snapshot holds no names of statistics (_names): they start anew",
+                UserWarning,
+                stacklevel=2,
+            )
+            return
+        kept = self._summaries
+        self._summaries = defaultdict(Summary, {name: kept.get(name) or Summary() for name in names})
         for index, name in enumerate(names):
             self._summaries[name].serialize(serializer["_summaries"][str(index)])

@@ -34,6 +34,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from ..errors import InvalidInputError
 from .extension import PRIORITY_READER
 from .reporter import Reporter
 from .triggers.interval import get_trigger
@@ -143,8 +144,8 @@ class Trainer:
         defaults to ``extension.priority`` (``PRIORITY_READER`` without one): higher runs
         first. ``call_before_training`` also calls it once before the first update.
         """
-        if "invoke_before_training" in kwargs:
-            raise TypeError(
+        if "invoke_before_training" in kwargs:  # a ValueError, as Chainer's
+            raise InvalidInputError(
                 "Trainer.extend: invoke_before_training was removed in Chainer v2.0.0\n"
                 "  hint: pass call_before_training=True, or give the extension an initializer"
             )

@@ -186,3 +186,18 @@ def test_graphviz_accepts_the_dump():
     x = variable(2, 3, name="x")
     dot = c.build_computational_graph([F.sum(F.tanh(x) * x)]).dump()
     subprocess.run(["dot", "-Tsvg"], input=dot, text=True, check=True, capture_output=True)
+
+
+def test_dot_node_as_chainer():
+    from fnet.compat.computational_graph import DotNode
+
+    x = chainer.Variable(numpy.ones((2, 3), numpy.float32), name="x")
+    y = chainer.functions.relu(x)
+    node = DotNode(x.node, {"color": "red"})
+    assert node.node is x.node and node.id_ == id(x.node)
+    assert node.attribute == {"label": "x: (2, 3), float32", "shape": "oval", "color": "red"}
+    assert node.label == f'{id(x.node)} [label="x: (2, 3), float32",shape="oval",color="red"];'
+    assert DotNode(x.node, show_name=False).attribute["label"] == "(2, 3), float32"
+    assert DotNode(y.creator).attribute == {"label": "ReLU", "shape": "box"}
+    with pytest.raises(TypeError, match="expected a VariableNode or a function node"):
+        DotNode(x)

@@ -359,3 +359,37 @@ def test_gpu_hooks_measure_cupy_functions():
     assert memory.total_used_bytes() > 0
     assert [name for name, _ in timer.call_history] == ["Exp", "Sum", "Sum", "Exp"]
     assert timer.total_time() > 0
+
+
+class _FirstOnly(chainer.Function):
+    """An old-style function of two inputs that keeps only the first (Chainer's PrintHook test)."""
+
+    def forward(self, inputs):
+        self.retain_inputs((0,))
+        return (inputs[0] * 1,)
+
+    def backward(self, inputs, grad_outputs):
+        return grad_outputs[0], None
+
+
+def test_a_hook_added_to_a_function_before_its_first_call_sees_the_call():
+    f, log = _FirstOnly(), Recorder()
+    f.add_hook(log)
+    assert f.local_function_hooks == {"Recorder": log}
+    y = f(variable(3), variable(3, seed=1))
+    assert [entry[0] for entry in log.log] == ["forward_preprocess", "forward_postprocess"]
+    assert y.creator is f and f.local_function_hooks == {"Recorder": log}
+    f.delete_hook("Recorder")
+    assert f.local_function_hooks == {}
+
+
+def test_backward_hooks_see_none_for_the_inputs_a_node_did_not_retain():
+    out = io.StringIO()
+    f = _FirstOnly()
+    y = f(variable(3), variable(3, seed=1))
+    y.grad = numpy.ones(3, numpy.float32)
+    f.add_hook(PrintHook(file=out))
+    y.backward()
+    text = out.getvalue()
+    assert text.startswith("function\t_FirstOnly\ninput data\n<variable at ")
+    assert text.count("(removed)") == 1 and text.index("(removed)") < text.index("output gradient")

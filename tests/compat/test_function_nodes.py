@@ -313,3 +313,29 @@ def test_nodes_do_not_keep_their_outputs_alive():
 def test_basic_math_is_also_chainer_basic_math():
     assert chainer.basic_math is F.math.basic_math
     assert chainer.basic_math.Mul().label == "_ * _"
+
+
+def test_stride_array_views_the_memory_of_the_base_array_in_elements():
+    from fnet.compat.functions.array.as_strided import _stride_array
+
+    x = numpy.arange(12, dtype=numpy.int16).reshape((3, 4))[::-1]
+    flat = _stride_array(x, (12,), (1,), 0)  # the base's memory, not x's (reversed) order
+    assert flat.tolist() == list(range(12))
+    assert numpy.shares_memory(flat, x)
+    assert _stride_array(x, (2, 3), (0, 4), 1).tolist() == [[1, 5, 9], [1, 5, 9]]
+    assert _stride_array(numpy.arange(4.0)[1:], (4,), (-1,), 3).tolist() == [3.0, 2.0, 1.0, 0.0]
+    for shape, strides, offset in (((5,), (1,), 0), ((2,), (-1,), 0)):
+        with pytest.raises(ValueError, match="_stride_array"):
+            _stride_array(numpy.arange(4.0), shape, strides, offset)
+
+
+def test_rank_of_a_deep_graph_does_not_recurse():
+    x = chainer.Variable(numpy.ones(3, dtype=numpy.float32))
+    y = z = w = x
+    for _ in range(5000):
+        y = F.sin(y)  # a built-in function's class
+        z = z * 1  # an operator's node
+        w = F.exp(w - 1) + (w - 1)  # two paths into each node
+    assert (y.rank, y.creator.rank, z.rank) == (5000, 4999, 5000)
+    assert w.rank == 3 * 5000
+    assert F.sin(y).rank == 5001  # a node applied on top of a walked graph

@@ -274,3 +274,23 @@ def test_weight_hooks_size_fnets_lazy_links_from_the_call(hook_type):
         link.add_hook(hook)
         assert link(x).shape == y_shape and link.W.shape == w_shape
         link.delete_hook(hook.name)
+
+
+def test_spectral_normalization_helpers_of_chainer():
+    import fnet.compat as chainer
+    from fnet.compat.link_hooks import spectral_normalization as sn
+
+    w = numpy.arange(6, dtype=numpy.float32).reshape(2, 3)
+    u, v = sn.update_approximate_vectors(chainer.Variable(w), numpy.array([1.0, 2.0], numpy.float32), 3, 1e-6)
+    # Chainer 7.8.1 gives u = [0.27472222, 0.9615235], v = [0.39253327, 0.56077087, 0.7290085]
+    # and sigma 7.348467 here (float32: compared within 4 ulps)
+    numpy.testing.assert_array_max_ulp(u, numpy.array([0.27472222, 0.9615235], numpy.float32), 4)
+    numpy.testing.assert_array_max_ulp(v, numpy.array([0.39253327, 0.56077087, 0.7290085], numpy.float32), 4)
+    sigma = sn.calculate_max_singular_value(chainer.Variable(w), u, v)
+    assert isinstance(sigma, chainer.Variable)
+    numpy.testing.assert_array_max_ulp(sigma.array, numpy.float32(7.348467), 4)
+    numpy.testing.assert_array_max_ulp(
+        sn.l2normalize(numpy, numpy.array([3.0, 4.0], numpy.float32), 1e-6),
+        numpy.array([0.5999999, 0.79999983], numpy.float32),
+        4,
+    )

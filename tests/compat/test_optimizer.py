@@ -664,3 +664,17 @@ def test_repr_shows_the_hyperparameters_as_a_call():
     sgd = O.SGD(lr=0.5)
     sgd.lr = 0.25  # the current values, as a shift extension sets them
     assert repr(sgd) == "SGD(lr=0.25)"
+
+
+def test_a_rule_that_is_not_an_update_rule_updates_its_parameter_alone():
+    from unittest import mock
+
+    link = chainer.Link()
+    with link.init_scope():
+        link.w = chainer.Parameter(numpy.ones(2, numpy.float32))
+    optimizer = chainer.optimizers.SGD()
+    optimizer.create_update_rule = mock.MagicMock  # Chainer's tests hand in mocks as rules
+    optimizer.setup(link)
+    link.w.grad = numpy.ones(2, numpy.float32)
+    optimizer.update()
+    link.w.update_rule.update.assert_called_once_with(link.w)

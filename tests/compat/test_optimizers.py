@@ -308,3 +308,16 @@ def test_float16_parameters_update_without_fp32():
         optimizer.update(model.loss, arrays["x"], arrays["y"], False)
     assert model.l1.W.array.dtype == numpy.float16
     assert model.l1.W.update_rule.state["m"].dtype == numpy.float16
+
+
+def test_the_module_holds_chainers_optimizers_only():
+    import fnet.compat as chainer
+    from fnet.compat import optimizers as module
+
+    found = {
+        n
+        for n in dir(module)
+        if isinstance(getattr(module, n), type) and issubclass(getattr(module, n), chainer.Optimizer)
+    }
+    assert found == set(module.__all__) - {n for n in module.__all__ if n.endswith("Rule")}
+    assert issubclass(module.AdaBound, chainer.GradientMethod)

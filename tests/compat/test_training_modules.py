@@ -53,3 +53,30 @@ def test_util_progress_bar_redraws_the_lines_of_a_subclass():
     assert bar._bar_length == 10 and bar.update_speed(0, 0.0) == (float("inf"), float("inf"))
     with pytest.raises(TypeError):
         util.ProgressBar()  # get_lines is for a subclass to give
+
+
+def test_multiprocess_parallel_updater_packs_gradients_as_chainer():
+    import numpy
+    import pytest
+
+    import fnet.compat as chainer
+    from fnet.compat.training import _gather
+    from fnet.compat.training.updaters import multiprocess_parallel_updater as mpu
+
+    model = chainer.Sequential(chainer.links.Linear(3, 2), chainer.links.Linear(2, 1, nobias=True))
+    with pytest.raises(RuntimeError, match="expected a link on a GPU"):
+        mpu.gather_grads(model)  # as Chainer: these are for GPU links
+    with pytest.raises(RuntimeError, match="expected a link on a GPU"):
+        mpu.gather_params(model)
+    assert mpu.size_num_grads(model) == (3 * 2 + 2 + 2, 3)
+    # the packing itself, on the CPU: name order (0/W, 0/b, 1/W), float32, missing grads as zeros
+    model.cleargrads()
+    model[0].W.grad = numpy.arange(6, dtype=numpy.float32).reshape(2, 3)
+    packed = _gather._gather(model, "grad")
+    assert packed.dtype == numpy.float32 and packed.tolist() == [0, 1, 2, 3, 4, 5, 0, 0, 0, 0]
+    other = chainer.Sequential(chainer.links.Linear(3, 2), chainer.links.Linear(2, 1, nobias=True))
+    other.cleargrads()
+    _gather._scatter(other, packed + 1, "grad")
+    assert other[0].W.grad.tolist() == [[1, 2, 3], [4, 5, 6]] and other[1].W.grad.tolist() == [[1, 1]]
+    _gather._scatter(other, _gather._gather(model, "data"), "data")
+    numpy.testing.assert_array_equal(other[0].W.array, model[0].W.array)

@@ -467,6 +467,16 @@ def test_multiprocess_one_epoch_then_reset_keeps_its_workers():
         assert worker_pids() == pids
 
 
+def test_multiprocess_reset_after_finalize_is_refused_as_in_chainer():
+    it = MultiprocessIterator(list(range(4)), 2, repeat=False, shuffle=False, n_processes=1)
+    assert next(it) == [0, 1]
+    it.finalize()
+    with pytest.raises(NotImplementedError, match="make a new MultiprocessIterator"):
+        it.reset()
+    assert next(it) == [2, 3]  # batches still come: next starts new workers
+    it.finalize()
+
+
 def test_multiprocess_worker_error_surfaces_within_a_second():
     # dataset[6] raises while dataset[5], in the same batch, is still loading: no waiting for it
     dataset = Examples(32, fail={6}, sleep=5, seconds=1.5)

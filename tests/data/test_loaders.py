@@ -432,3 +432,22 @@ def _fill_downloads(root) -> None:
     for split in ("train", "test", "extra"):
         fake_cache.put_svhn_download(root, split, *fake_cache.svhn_arrays(2, 0))
     fake_cache.put_ptb_downloads(root)
+
+
+def test_chainers_mnist_helper_makes_and_preprocesses_the_arrays(root, tmp_path):
+    from fnet.compat.datasets import _mnist_helper
+
+    x, y = fake_cache.mnist_arrays(4, 5)
+    fake_cache.put_mnist_downloads(root, "mnist", {"train": (x, y)})
+    base = fake_cache.MNIST_URLS["mnist"]
+    urls = (f"{base}train-images-idx3-ubyte.gz", f"{base}train-labels-idx1-ubyte.gz")
+    raw = _mnist_helper.make_npz(str(tmp_path / "train"), urls)  # ".npz" appended, as NumPy does
+    numpy.testing.assert_array_equal(raw["x"], x)
+    with numpy.load(tmp_path / "train.npz") as npz:
+        numpy.testing.assert_array_equal(npz["y"], y)
+    data = _mnist_helper.preprocess_mnist(raw, True, 3, 1.0, numpy.float32, numpy.int32, True)
+    image, label = data[3]
+    assert image.shape == (3, 28, 28) and image.dtype == numpy.float32 and label == y[3]
+    numpy.testing.assert_array_equal(image[2], _scaled(x[3]).reshape(28, 28))
+    with pytest.raises(ValueError, match="invalid ndim 4"):
+        _mnist_helper.preprocess_mnist(raw, False, 4, 1.0, numpy.float32, numpy.int32, False)

@@ -56,3 +56,28 @@ def test_dict_summary_skips_non_scalars_and_takes_weight_pairs():
     assert stats["a.std"] == pytest.approx(1.0)
     with pytest.raises(ValueError, match="weight given to c"):
         d.add({"c": (1.0, numpy.ones(2))})
+
+
+def test_summaries_round_trip_and_load_old_snapshots_with_a_warning(tmp_path):
+    from fnet.compat import serializers
+
+    summary = DictSummary()
+    summary.add({"a": 3.0, "b": 1.0})
+    summary.add({"a": 1.0, "b": 5.0})
+    serializers.save_npz(tmp_path / "new.npz", summary)
+    loaded = DictSummary()
+    loaded.add({"c": 2.0})
+    serializers.load_npz(tmp_path / "new.npz", loaded)
+    assert loaded.compute_mean() == {"a": 2.0, "b": 3.0}  # the saved names replace the others
+
+    numpy.savez(tmp_path / "old.npz", dummy=0)  # Chainer before v5 saved nothing of a summary
+    with pytest.warns(UserWarning, match="holds no names of statistics"):
+        serializers.load_npz(tmp_path / "old.npz", loaded)
+    loaded.add({"a": 9.0})
+    assert loaded.compute_mean() == {"a": 9.0}
+    single = Summary()
+    with pytest.warns(UserWarning, match="holds no sums"):
+        serializers.load_npz(tmp_path / "old.npz", single)
+    single.add(2.0)
+    single.add(3.0)
+    assert single.compute_mean() == 2.5

@@ -58,8 +58,16 @@ cudnn = None
 if available:
     import cupy
     import cupyx
-    from cupy import ndarray
-    from cupy.cuda import Device, Event, Stream
+    from cupy import (
+        cuda,  # noqa: F401  (Chainer's chainer.backends.cuda.cuda: CuPy's cuda module)
+        ndarray,
+    )
+    from cupy.cuda import (
+        Device,
+        Event,
+        Stream,
+        cublas,  # noqa: F401  (Chainer's chainer.backends.cuda.cublas)
+    )
 
     memory_pool = cupy.get_default_memory_pool()
     pinned_memory_pool = cupy.get_default_pinned_memory_pool()

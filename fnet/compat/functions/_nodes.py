@@ -43,6 +43,7 @@ class BuiltinNode(FunctionNode):
     in_data = None  # the input arrays, while function hooks watch the call
     _out_grad = None
     _pending = False
+    _rank_known = None  # (the operands of the call, its rank), once a rank was asked for
 
     def __init__(self, *args, **kwargs):
         names = [name for name, _ in self._parameters]
@@ -111,10 +112,23 @@ class BuiltinNode(FunctionNode):
 
     @property
     def rank(self) -> int:
-        """The largest rank of the inputs (0 for leaves)."""
-        if self._args is None:
-            return 0
-        return max((rank_of(x) for x in _operands(self._args) if type(x) is Tracer), default=0)
+        """The largest rank of the inputs (0 for leaves), found once per call."""
+        inputs = self._rank_inputs()
+        if inputs is None:
+            return self._rank_known[1]
+        rank = max((rank_of(x) for x in inputs), default=0)
+        self._know_rank(rank)
+        return rank
+
+    def _rank_inputs(self) -> list | None:
+        """The traced inputs of the last call; None when their rank is known (see ``rank_of``)."""
+        known = self._rank_known
+        if known is not None and known[0] is self._args:
+            return None
+        return [] if self._args is None else [x for x in _operands(self._args) if type(x) is Tracer]
+
+    def _know_rank(self, rank: int) -> None:
+        self._rank_known = (self._args, rank)  # kept while the node's graph is that of this call
 
     def arguments(self) -> dict:
         """The arguments of the last call, by the pure function's parameter names (defaults
@@ -124,7 +138,7 @@ class BuiltinNode(FunctionNode):
         return bound.arguments
 
     def unchain(self) -> None:
-        self._args = None
+        self._args = self._rank_known = None
         self.__dict__.pop("_outs", None)
 
     def _attach(self, args, kwargs, out) -> bool:

@@ -506,6 +506,37 @@ def _zoneout_flag(take_x: bool):
 
 
 # Attributes of a node that Chainer keeps from its forward, computed from the call's arguments.
+def _stride_array(array, shape, strides, storage_offset):
+    """A view of ``shape`` on the memory of ``array``'s base (the array that owns it), strides
+    and ``storage_offset`` counted in elements from the start of that memory (Chainer's helper
+    of ``as_strided``; a NumPy array only).
+
+    >>> x = numpy.arange(4.0)
+    >>> _stride_array(x[1:], (4,), (-1,), 3)
+    array([3., 2., 1., 0.])
+    """
+    if not isinstance(array, numpy.ndarray):
+        raise TypeError(
+            f"_stride_array: expected array to be a numpy.ndarray, got {type(array).__name__}\n"
+            "  hint: pass the array on the CPU (chainer.backend.CpuDevice().send(x))"
+        )
+    base = array
+    while isinstance(base.base, numpy.ndarray):
+        base = base.base
+    shape, strides, offset = tuple(shape), tuple(strides), int(storage_offset)
+    if 0 not in shape:
+        low = offset + sum((n - 1) * s for n, s in zip(shape, strides) if s < 0)
+        high = offset + sum((n - 1) * s for n, s in zip(shape, strides) if s > 0)
+        if low < 0 or (high + 1) * array.itemsize > base.nbytes:
+            raise ValueError(
+                f"_stride_array: expected the view to stay in the {base.nbytes // array.itemsize} "
+                f"elements of the array's memory, got elements {low}..{high}\n"
+                "  hint: reduce the shape, the strides or the storage_offset (counted in elements)"
+            )
+    itemsize = array.itemsize
+    return numpy.ndarray(shape, array.dtype, base, offset * itemsize, tuple(s * itemsize for s in strides))
+
+
 # The noise patterns are drawn again from the call's key, by the pure function's own helper.
 _DERIVED = {
     "SoftmaxCrossEntropy": {"y": _cached_scores},

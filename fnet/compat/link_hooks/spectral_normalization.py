@@ -16,19 +16,38 @@ from ..variable import Parameter
 from ._weight_hooks import initialize_lazy_weight, not_a_context_manager, weight_of
 from .link_hook import ForwardPostprocessCallbackArgs, ForwardPreprocessCallbackArgs, LinkHook
 
-__all__ = ["SpectralNormalization"]
+__all__ = [
+    "SpectralNormalization",
+    "l2normalize",
+    "update_approximate_vectors",
+    "calculate_max_singular_value",
+]
 
 # Links whose weight has the output channels on axis 1 (Chainer's deconvolutions and their subclasses).
 _OUTPUT_ON_AXIS_1 = ("Deconvolution2D", "DeconvolutionND")
 
 
-def _power_iteration(weight_matrix, u, n_power_iteration: int, eps: float):
-    """Approximations of the first left and right singular vectors of ``weight_matrix`` (an
-    array), starting from ``u``."""
+def l2normalize(xp, v, eps: float):
+    """The vector ``v`` (an array) divided by its L2 norm plus ``eps`` (``xp``, the array
+    module, is Chainer's argument; the array tells it here)."""
+    return _pure.normalize(v, eps, axis=0)
+
+
+def update_approximate_vectors(weight_matrix, u, n_power_iteration: int, eps: float):
+    """``(u, v)``: approximations of the first left and right singular vectors of the 2-d
+    ``weight_matrix`` (a Variable or an array) by ``n_power_iteration`` steps of power
+    iteration from ``u``, on arrays."""
+    weight_matrix = getattr(weight_matrix, "array", weight_matrix)
     for _ in range(n_power_iteration):
-        v = _pure.normalize(_pure.matmul(u, weight_matrix), eps, axis=0)
-        u = _pure.normalize(_pure.matmul(weight_matrix, v), eps, axis=0)
+        v = l2normalize(None, _pure.matmul(u, weight_matrix), eps)
+        u = l2normalize(None, _pure.matmul(weight_matrix, v), eps)
     return u, v
+
+
+def calculate_max_singular_value(weight_matrix, u, v):
+    """The largest singular value of ``weight_matrix`` estimated from the singular vectors
+    ``u`` and ``v``: ``u W v``, a Variable through which gradients reach ``W``."""
+    return F.matmul(F.matmul(u, weight_matrix), v)
 
 
 class SpectralNormalization(LinkHook):
@@ -127,10 +146,10 @@ class SpectralNormalization(LinkHook):
         if configuration.config.in_recomputing:
             u, v = getattr(link, self.vector_name), self.v
         else:
-            u, v = _power_iteration(
-                weight_matrix.array, getattr(link, self.vector_name), self.n_power_iteration, self.eps
+            u, v = update_approximate_vectors(
+                weight_matrix, getattr(link, self.vector_name), self.n_power_iteration, self.eps
             )
-        sigma = F.matmul(F.matmul(u, weight_matrix), v)
+        sigma = calculate_max_singular_value(weight_matrix, u, v)
         if self.factor is not None:
             sigma = sigma / self.factor
         normalized = link.gamma * weight / sigma if self.use_gamma else weight / sigma

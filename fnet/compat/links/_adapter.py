@@ -190,7 +190,7 @@ def _install(link: Link, params: dict, state: dict, redraw: _Redraw, child_specs
                 continue
             param = Parameter(attrs.evolve(redraw.at(name), dtype=value.dtype))
             if not isinstance(value, _Pending):
-                param.array = value
+                param._drawn(value)  # as Chainer's drawn parameters: a NaN-filled grad
             setattr(link, name, param)
     for name, value in state.items():
         if not isinstance(value, Mapping):
@@ -224,7 +224,7 @@ def _fill(link: Link, params: dict, state: dict, redraw: _Redraw) -> None:
     for name in link._params:
         param = d[name]
         if param.array is None:
-            param.array = device.send(params[name])
+            param._drawn(device.send(params[name]))
         param.initializer = attrs.evolve(redraw.at(name), dtype=param.dtype)
     for name in link._persistent:
         if d[name] is None and name in state:

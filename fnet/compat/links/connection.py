@@ -372,6 +372,7 @@ class Parameter(SpecLink):
 
     def __init__(self, array):
         super().__init__(nn.Parameter(array))
+        self.W.cleargrad()  # a parameter made from an array has no grad, as in Chainer
         self.W.array = array
 
 

@@ -203,21 +203,45 @@ class _SharedStatistics:
         if loaded is None:  # not in the file (non-strict loading)
             return value
         if loaded.ndim == ndim - 1:
-            if self.groups != 1:
-                warnings.warn(
-                    f"DecorrelatedBatchNormalization: '{key}' was saved without its group axis (by "
-                    f"a model from before Chainer v7, whose statistics differ from the paper's); it "
-                    f"is repeated over the {self.groups} groups",
-                    UserWarning,
-                    stacklevel=3,
-                )
-            loaded = numpy.broadcast_to(loaded, (self.groups,) + loaded.shape)
+            loaded = _with_group_axis(key, loaded, self.groups, ndim)
         if value is None:
             return loaded
         if loaded.shape != value.shape:  # the base deserializer's error names the two shapes
             return self.base(key, value)
         copyto(value, loaded)
         return value
+
+
+def _with_group_axis(name: str, array, groups: int, ndim: int):
+    """The statistic ``name`` of ``ndim`` dimensions, from ``array`` as saved: as it is, or, saved
+    before Chainer v7 without the group axis, repeated over the ``groups`` (with a warning when
+    there are several)."""
+    if array.ndim == ndim:
+        return array
+    if array.ndim != ndim - 1:
+        raise ValueError(
+            f"DecorrelatedBatchNormalization: expected {name} of {ndim - 1} or {ndim} dimensions, "
+            f"got shape {array.shape}\n  hint: load statistics saved by DecorrelatedBatchNormalization"
+        )
+    if groups != 1:
+        warnings.warn(
+            f"DecorrelatedBatchNormalization: '{name}' was saved without its group axis (by a model "
+            f"from before Chainer v7, whose statistics differ from the paper's); it is repeated over "
+            f"the {groups} groups",
+            UserWarning,
+            stacklevel=4,
+        )
+    return numpy.broadcast_to(array, (groups,) + array.shape)
+
+
+def fix_avg_mean(avg_mean, groups: int):
+    """``avg_mean`` with its group axis ``(groups, C)``, as Chainer v7 keeps it (see above)."""
+    return _with_group_axis("avg_mean", avg_mean, groups, 2)
+
+
+def fix_avg_projection(avg_projection, groups: int):
+    """``avg_projection`` with its group axis ``(groups, C, C)``, as Chainer v7 keeps it."""
+    return _with_group_axis("avg_projection", avg_projection, groups, 3)
 
 
 class GroupNormalization(SpecLink):

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy
+
 from ... import nn
 from ...errors import message
 from .. import functions as _functions
@@ -62,8 +64,8 @@ class _Cell(SpecLink, Chain):
         return self._spec._links
 
 
-class _LSTMInit(_Cell):
-    """The initial values of the LSTM links, as Chainer keeps them."""
+class LSTMBase(_Cell):
+    """Chainer's base of the LSTM links: their initial values, as Chainer keeps them."""
 
     lateral_init = spec_attribute("lateral_init", "The initializer of ``lateral.W`` (None: LeCun normal).")
     upward_init = spec_attribute("upward_init", "The initializer of ``upward.W`` (None: LeCun normal).")
@@ -142,7 +144,7 @@ class _Output(_Stateful):
         self._set_state(h=h)
 
 
-class LSTM(_LSTMInit, _CellAndOutput):
+class LSTM(LSTMBase, _CellAndOutput):
     """Fully connected LSTM layer, Chainer's ``L.LSTM(in_size, out_size=None, lateral_init=None,
     upward_init=None, bias_init=None, forget_bias_init=None)``: children ``upward`` (``in_size
     -> 4 * out_size``) and ``lateral`` (no bias); the forget gates' bias starts at 1.
@@ -169,7 +171,7 @@ class LSTM(_LSTMInit, _CellAndOutput):
         return super().forward(x)
 
 
-class StatelessLSTM(_LSTMInit):
+class StatelessLSTM(LSTMBase):
     """One LSTM step with the state passed in and out, Chainer's ``L.StatelessLSTM(in_size,
     out_size=None, ...)`` (the arguments of LSTM): ``forward(c, h, x) -> (c_new, h_new)``; ``h``
     None adds no lateral term and ``c`` None starts from zeros."""
@@ -179,7 +181,11 @@ class StatelessLSTM(_LSTMInit):
     _example_arg = (2, "x")
 
 
-class StatelessGRU(_Cell):
+class GRUBase(_Cell):
+    """Chainer's base of the GRU links (``W_r``, ``U_r``, ``W_z``, ``U_z``, ``W``, ``U``)."""
+
+
+class StatelessGRU(GRUBase):
     """One GRU step, Chainer's ``L.StatelessGRU(in_size, out_size, init=None, inner_init=None,
     bias_init=None)``: ``forward(h, x) -> h_new``; Linear children ``W_r``, ``U_r``, ``W_z``,
     ``U_z``, ``W``, ``U``."""
@@ -189,7 +195,7 @@ class StatelessGRU(_Cell):
     _example_arg = (1, "x")
 
 
-class StatefulGRU(_Output):
+class StatefulGRU(GRUBase, _Output):
     """GRU layer, Chainer's ``L.StatefulGRU(in_size, out_size, init=None, inner_init=None,
     bias_init=0)``: ``forward(x)`` advances the state ``h``; from the empty state the first step
     is ``sigmoid(W_z x) * tanh(W x)``."""
@@ -218,7 +224,11 @@ class GRU(StatefulGRU):
         return super().forward(args[0])
 
 
-class StatelessMGU(_Cell):
+class MGUBase(_Cell):
+    """Chainer's base of the minimal gated unit links (``W_f`` and ``W_h``)."""
+
+
+class StatelessMGU(MGUBase):
     """One minimal gated unit step, Chainer's ``L.StatelessMGU(n_inputs, n_units)``:
     ``forward(h, x) -> h_new``; Linear children ``W_f`` and ``W_h`` on ``[h, x]``."""
 
@@ -226,7 +236,7 @@ class StatelessMGU(_Cell):
     __init__ = spec_constructor(nn.StatelessMGU)
 
 
-class StatefulMGU(_Output):
+class StatefulMGU(MGUBase, _Output):
     """Minimal gated unit layer, Chainer's ``L.StatefulMGU(in_size, out_size)``: ``forward(x)``
     advances the state ``h`` (zeros after ``reset_state()``)."""
 
@@ -270,12 +280,28 @@ _RETIRED_NSTEP = {
 }
 
 
+def argsort_list_descent(lst) -> numpy.ndarray:
+    """The indices (int32) that order the sequences of ``lst`` from the longest to the shortest."""
+    return numpy.argsort([-len(x) for x in lst]).astype(numpy.int32)
+
+
+def permutate_list(lst, indices, inv: bool) -> list:
+    """``lst`` reordered by ``indices`` (``[lst[i] for i in indices]``), or, with ``inv``, put
+    back in the order before that reordering."""
+    if not inv:
+        return [lst[i] for i in indices]
+    out = [None] * len(lst)
+    for item, i in zip(lst, indices, strict=True):
+        out[i] = item
+    return out
+
+
 def _nstep_constructor(spec_type: type):
     """The constructor of an NStep link: the spec's arguments, Chainer v1's keywords refused."""
     return spec_constructor(spec_type, "initialW", "initial_bias", retired=_RETIRED_NSTEP)
 
 
-class _NStep(SpecLink, ChainList):
+class NStepRNNBase(SpecLink, ChainList):
     """Stacked recurrent layers over lists of variable-length sequences (Chainer's
     ``NStepRNNBase``): one child link per layer and direction, with the parameters ``w0...``,
     ``b0...``. In training the inputs of the layers above the first go through dropout."""
@@ -328,7 +354,7 @@ class _NStep(SpecLink, ChainList):
         return self._run(hx, xs, kwargs=kwargs)
 
 
-class _NStepCellState(_NStep):
+class NStepLSTMBase(NStepRNNBase):
     """The NStep LSTMs: a cell state besides the hidden state."""
 
     n_cells = 2
@@ -339,56 +365,60 @@ class _NStepCellState(_NStep):
         return self._run(hx, cx, xs, kwargs=kwargs)
 
 
-class NStepLSTM(_NStepCellState):
+class NStepLSTM(NStepLSTMBase):
     """Stacked LSTM, Chainer's ``L.NStepLSTM(n_layers, in_size, out_size, dropout, *,
     initialW=None, initial_bias=None)``: ``forward(hx, cx, xs) -> (hy, cy, ys)``."""
 
     spec_type = nn.NStepLSTM
 
 
-class NStepBiLSTM(_NStepCellState):
+class NStepBiLSTM(NStepLSTMBase):
     """Stacked bidirectional LSTM, Chainer's ``L.NStepBiLSTM(n_layers, in_size, out_size,
     dropout, *, initialW=None, initial_bias=None)``: ``ys[i]`` holds both directions."""
 
     spec_type = nn.NStepBiLSTM
 
 
-class NStepGRU(_NStep):
+class NStepGRUBase(NStepRNNBase):
+    """Chainer's base of the NStep GRU links."""
+
+
+class NStepGRU(NStepGRUBase):
     """Stacked GRU, Chainer's ``L.NStepGRU(n_layers, in_size, out_size, dropout, *,
     initialW=None, initial_bias=None)``: ``forward(hx, xs) -> (hy, ys)``."""
 
     spec_type = nn.NStepGRU
 
 
-class NStepBiGRU(_NStep):
+class NStepBiGRU(NStepGRUBase):
     """Stacked bidirectional GRU, Chainer's ``L.NStepBiGRU(n_layers, in_size, out_size, dropout,
     *, initialW=None, initial_bias=None)``."""
 
     spec_type = nn.NStepBiGRU
 
 
-class NStepRNNTanh(_NStep):
+class NStepRNNTanh(NStepRNNBase):
     """Stacked Elman RNN with tanh, Chainer's ``L.NStepRNNTanh(n_layers, in_size, out_size,
     dropout, *, initialW=None, initial_bias=None)``."""
 
     spec_type = nn.NStepRNNTanh
 
 
-class NStepRNNReLU(_NStep):
+class NStepRNNReLU(NStepRNNBase):
     """Stacked Elman RNN with ReLU, Chainer's ``L.NStepRNNReLU(n_layers, in_size, out_size,
     dropout, *, initialW=None, initial_bias=None)``."""
 
     spec_type = nn.NStepRNNReLU
 
 
-class NStepBiRNNTanh(_NStep):
+class NStepBiRNNTanh(NStepRNNBase):
     """Stacked bidirectional tanh RNN, Chainer's ``L.NStepBiRNNTanh(n_layers, in_size, out_size,
     dropout, *, initialW=None, initial_bias=None)``."""
 
     spec_type = nn.NStepBiRNNTanh
 
 
-class NStepBiRNNReLU(_NStep):
+class NStepBiRNNReLU(NStepRNNBase):
     """Stacked bidirectional ReLU RNN, Chainer's ``L.NStepBiRNNReLU(n_layers, in_size, out_size,
     dropout, *, initialW=None, initial_bias=None)``."""
 

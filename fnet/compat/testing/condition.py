@@ -14,7 +14,16 @@ import unittest
 
 from ._util import pytest_or_none
 
-__all__ = ["repeat_with_success_at_least", "repeat", "retry"]
+__all__ = ["repeat_with_success_at_least", "repeat", "retry", "QuietTestRunner"]
+
+
+class QuietTestRunner:
+    """A unittest runner that prints nothing: ``run(suite)`` returns the ``TestResult``."""
+
+    def run(self, suite) -> unittest.TestResult:
+        result = unittest.TestResult()
+        suite(result)
+        return result
 
 
 def _skips() -> tuple:

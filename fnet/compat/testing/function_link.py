@@ -28,6 +28,7 @@ __all__ = [
     "FunctionTestError",
     "LinkTestError",
     "InitializerArgument",
+    "FunctionTestBase",
     "FunctionTestCase",
     "LinkTestCase",
     "LinkInitializersTestCase",
@@ -254,35 +255,9 @@ def _random_like(templates) -> tuple:
     return tuple(numpy.random.uniform(-1, 1, a.shape).astype(a.dtype) for a in templates)
 
 
-class FunctionTestCase(_TestBase, unittest.TestCase):
-    """A base class testing a function's forward, backward and double backward.
-
-    Define ``generate_inputs(self)`` (a tuple of NumPy arrays), ``forward(self, inputs,
-    device)`` (``inputs`` a tuple of Variables; return a tuple of Variables) and
-    ``forward_expected(self, inputs)`` (``inputs`` NumPy arrays; return a tuple of NumPy
-    arrays), and decorate the class with ``testing.inject_backend_tests``.
-
-    Optional: ``before_test(test_name)``, ``generate_grad_outputs(outputs_template)`` and
-    ``generate_grad_grad_inputs(inputs_template)`` (tuples of arrays, None for an omitted
-    gradient), ``check_forward_outputs(outputs, expected_outputs)``. Attributes:
-    ``skip_forward_test``, ``skip_backward_test``, ``skip_double_backward_test``,
-    ``dodge_nondifferentiable`` (draw new inputs while they fall on a non-differentiable
-    point), ``numerical_grad_dtype`` (float64), ``contiguous`` (None: non-contiguous arrays,
-    or ``'C'``), and the option dicts ``check_forward_options`` (for ``assert_allclose``),
-    ``check_backward_options`` and ``check_double_backward_options`` (for
-    ``gradient_check``). ``backend_config`` and ``test_name`` are set while a test runs.
-
-    >>> import numpy
-    >>> from fnet.compat import functions as F
-    >>> class ReluTest(FunctionTestCase):
-    ...     dodge_nondifferentiable = True
-    ...     def generate_inputs(self):
-    ...         return numpy.random.uniform(-1, 1, (2, 3)).astype(numpy.float32),
-    ...     def forward(self, inputs, device):
-    ...         return F.relu(inputs[0]),
-    ...     def forward_expected(self, inputs):
-    ...         return numpy.maximum(inputs[0], 0),
-    """
+class FunctionTestBase(_TestBase):
+    """The checks of :class:`FunctionTestCase` without its test methods (Chainer's mixin, for
+    test classes that call ``run_test_forward`` and the others themselves)."""
 
     _error = FunctionTestError
     check_backward_options = None
@@ -399,6 +374,37 @@ class FunctionTestCase(_TestBase, unittest.TestCase):
                 )
 
         self._dodging(check)
+
+
+class FunctionTestCase(FunctionTestBase, unittest.TestCase):
+    """A base class testing a function's forward, backward and double backward.
+
+    Define ``generate_inputs(self)`` (a tuple of NumPy arrays), ``forward(self, inputs,
+    device)`` (``inputs`` a tuple of Variables; return a tuple of Variables) and
+    ``forward_expected(self, inputs)`` (``inputs`` NumPy arrays; return a tuple of NumPy
+    arrays), and decorate the class with ``testing.inject_backend_tests``.
+
+    Optional: ``before_test(test_name)``, ``generate_grad_outputs(outputs_template)`` and
+    ``generate_grad_grad_inputs(inputs_template)`` (tuples of arrays, None for an omitted
+    gradient), ``check_forward_outputs(outputs, expected_outputs)``. Attributes:
+    ``skip_forward_test``, ``skip_backward_test``, ``skip_double_backward_test``,
+    ``dodge_nondifferentiable`` (draw new inputs while they fall on a non-differentiable
+    point), ``numerical_grad_dtype`` (float64), ``contiguous`` (None: non-contiguous arrays,
+    or ``'C'``), and the option dicts ``check_forward_options`` (for ``assert_allclose``),
+    ``check_backward_options`` and ``check_double_backward_options`` (for
+    ``gradient_check``). ``backend_config`` and ``test_name`` are set while a test runs.
+
+    >>> import numpy
+    >>> from fnet.compat import functions as F
+    >>> class ReluTest(FunctionTestCase):
+    ...     dodge_nondifferentiable = True
+    ...     def generate_inputs(self):
+    ...         return numpy.random.uniform(-1, 1, (2, 3)).astype(numpy.float32),
+    ...     def forward(self, inputs, device):
+    ...         return F.relu(inputs[0]),
+    ...     def forward_expected(self, inputs):
+    ...         return numpy.maximum(inputs[0], 0),
+    """
 
     def test_forward(self, backend_config=None) -> None:
         """Tests forward computation."""

@@ -19,7 +19,7 @@ import numpy
 from ... import backend
 from . import _bundle
 
-__all__ = ["fix_random", "generate_seed"]
+__all__ = ["fix_random", "generate_seed", "do_setup", "do_teardown"]
 
 _SEED = 100
 _depth = 0  # how many fixed tests (or set-ups) are running, one inside the other
@@ -30,32 +30,48 @@ def _cupy():
     return backend.GpuDevice(0).xp if backend.cupy_available() else None
 
 
+def do_setup(deterministic: bool = True) -> None:
+    """Save the states of Python's and NumPy's generators, then seed NumPy's (and CuPy's) with
+    100, or from the OS when not ``deterministic`` (``do_teardown`` restores them)."""
+    global _saved
+    seed = _SEED if deterministic else None
+    _saved = (_python_random.getstate(), numpy.random.get_state())
+    numpy.random.seed(seed)
+    cupy = _cupy()
+    if cupy is not None:
+        cupy.random.seed(seed)
+
+
+def do_teardown() -> None:
+    """Restore the generators' states saved by ``do_setup``."""
+    global _saved
+    if _saved is None:
+        raise RuntimeError(
+            "testing.random.do_teardown: no random state to restore\n  hint: call do_setup() first"
+        )
+    python_state, numpy_state = _saved
+    _saved = None
+    _python_random.setstate(python_state)
+    numpy.random.set_state(numpy_state)
+    cupy = _cupy()
+    if cupy is not None:
+        cupy.random.reset_states()
+
+
 def _setup_random() -> None:
-    global _depth, _saved
+    global _depth
     if _depth == 0:
-        deterministic = not int(os.environ.get("CHAINER_TEST_RANDOM_NONDETERMINISTIC", "0"))
-        seed = _SEED if deterministic else None
-        _saved = (_python_random.getstate(), numpy.random.get_state())
-        numpy.random.seed(seed)
-        cupy = _cupy()
-        if cupy is not None:
-            cupy.random.seed(seed)
+        do_setup(not int(os.environ.get("CHAINER_TEST_RANDOM_NONDETERMINISTIC", "0")))
     _depth += 1
 
 
 def _teardown_random() -> None:
-    global _depth, _saved
+    global _depth
     if _depth <= 0:
         raise RuntimeError("testing.fix_random: random state torn down more often than set up")
     _depth -= 1
     if _depth == 0:
-        python_state, numpy_state = _saved
-        _saved = None
-        _python_random.setstate(python_state)
-        numpy.random.set_state(numpy_state)
-        cupy = _cupy()
-        if cupy is not None:
-            cupy.random.reset_states()
+        do_teardown()
 
 
 def generate_seed() -> int:

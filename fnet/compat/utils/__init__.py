@@ -17,6 +17,9 @@ from ...functions import convolution as _convolution
 from ...nn import loss as _loss
 from ...ops import shape as _shape
 from . import sparse, type_check
+from .error import _format_array_props  # noqa: F401  (Chainer's chainer.utils._format_array_props)
+from .meta import enable_final, final
+from .nondeterministic import nondeterministic  # the function, as in Chainer (the module is in sys.modules)
 from .sparse import CooMatrix, get_order, to_coo
 
 __all__ = [
@@ -33,6 +36,9 @@ __all__ = [
     "get_conv_outsize",
     "get_deconv_outsize",
     "experimental",
+    "final",
+    "enable_final",
+    "nondeterministic",
     "WalkerAlias",
     "tempdir",
     "argument",

@@ -16,6 +16,7 @@ mode first and only build expressions again to explain a failure (:func:`check_f
 from __future__ import annotations
 
 import abc
+import contextlib
 import functools
 import math
 import operator
@@ -53,6 +54,8 @@ __all__ = [
     "prod",
     "expect_broadcast_shapes",
     "light_mode",
+    "LightMode",
+    "get_function_check_context",
     "in_light_mode",
     "check_forward_types",
 ]
@@ -81,7 +84,7 @@ class InvalidType(InvalidInputError):
         self.expect = expect
         self.actual = actual
         self.msg = msg
-        self.function = function
+        self.function = _checked_function() if function is None else function
         super().__init__(self._text())
 
     def _text(self) -> str:
@@ -498,8 +501,9 @@ def in_light_mode() -> bool:
     return getattr(_local, "light", False)
 
 
-class _LightMode:
-    """The context in which type checks work on plain values (per thread; nestable)."""
+class LightMode:
+    """The context in which type checks work on plain values (per thread; nestable); use the
+    instance ``light_mode``."""
 
     def __enter__(self):
         saved = _local.__dict__.setdefault("saved", [])
@@ -512,7 +516,25 @@ class _LightMode:
         return False
 
 
-light_mode = _LightMode()
+light_mode = LightMode()
+
+
+@contextlib.contextmanager
+def get_function_check_context(f):
+    """Within this block, an :class:`InvalidType` made without a ``function`` names ``f`` (its
+    ``label``) as the function whose inputs are checked."""
+    saved = getattr(_local, "function", None)
+    _local.function = f
+    try:
+        yield
+    finally:
+        _local.function = saved
+
+
+def _checked_function() -> str | None:
+    """The label of the function of the enclosing ``get_function_check_context``, if any."""
+    f = getattr(_local, "function", None)
+    return None if f is None else getattr(f, "label", str(f))
 
 
 # -- checking ----------------------------------------------------------------------------------

@@ -88,12 +88,9 @@ _KUZUSHIJI_LABELS = (
 )  # fmt: skip
 
 
-def _read_idx(op: str, name: str, magic: int, header_size: int) -> tuple[list[int], numpy.ndarray]:
+def _read_idx(op: str, path: str, url: str, magic: int, header_size: int) -> tuple[list[int], numpy.ndarray]:
     """The numbers of the header after the magic, and the bytes after the header, of the gzipped
-    IDX file ``name`` of the dataset that ``op`` loads (downloaded if needed)."""
-    remote = _REMOTES[op]
-    url = remote.base + name
-    path = remote.fetch(name)
+    IDX file ``path`` (downloaded from ``url``)."""
     try:
         with gzip.open(path, "rb") as f:
             data = f.read()
@@ -115,23 +112,43 @@ def _read_idx(op: str, name: str, magic: int, header_size: int) -> tuple[list[in
     return [int(v) for v in header[1:]], numpy.frombuffer(data, dtype=numpy.uint8, offset=4 * header_size)
 
 
-def _make_npz(op: str, images_file: str, labels_file: str) -> dict:
-    """The arrays ``x`` (N, 784) and ``y`` (N,) of a pair of MNIST-format IDX files."""
-    (n, rows, cols), pixels = _read_idx(op, images_file, _IMAGES_MAGIC, 4)
-    (n_labels,), labels = _read_idx(op, labels_file, _LABELS_MAGIC, 2)
+def idx_arrays(op: str, images: tuple[str, str], labels: tuple[str, str]) -> dict:
+    """The arrays ``x`` (N, 784) and ``y`` (N,) of a pair of gzipped MNIST-format IDX files,
+    each given as ``(path, url it came from)``."""
+    (n, rows, cols), pixels = _read_idx(op, *images, _IMAGES_MAGIC, 4)
+    (n_labels,), labels_ = _read_idx(op, *labels, _LABELS_MAGIC, 2)
     if n != n_labels:
         raise RuntimeError(
             message(op, f"wrong pair of MNIST images and labels: {n} images but {n_labels} labels")
         )
-    if rows * cols != 784 or pixels.size != n * 784 or labels.size != n:
+    if rows * cols != 784 or pixels.size != n * 784 or labels_.size != n:
         raise DatasetCacheError(
             message(
                 op,
-                f"{images_file} and {labels_file} do not hold {n} 28x28 images and labels",
+                f"{images[0]} and {labels[0]} do not hold {n} 28x28 images and labels",
                 hint="delete the downloaded files to download them again",
             )
         )
-    return {"x": pixels.reshape(n, 784).copy(), "y": labels.copy()}
+    return {"x": pixels.reshape(n, 784).copy(), "y": labels_.copy()}
+
+
+def _make_npz(op: str, images_file: str, labels_file: str) -> dict:
+    """The arrays ``x`` and ``y`` of the IDX files of the dataset that ``op`` loads (downloaded
+    if needed)."""
+    remote = _REMOTES[op]
+    return idx_arrays(
+        op,
+        (remote.fetch(images_file), remote.base + images_file),
+        (remote.fetch(labels_file), remote.base + labels_file),
+    )
+
+
+def preprocess(raw, withlabel, ndim, scale, dtype, label_dtype, rgb_format):
+    """The dataset of the arrays ``raw['x']`` (N, 784) and ``raw['y']``: images of ``ndim``
+    dimensions (1: flat, 2: HW, 3: CHW, three channels with ``rgb_format``) scaled to [0,
+    ``scale``] in ``dtype``, paired with the labels in ``label_dtype`` when ``withlabel``."""
+    check_choice("preprocess_mnist", "ndim", ndim, (1, 2, 3))
+    return _preprocess(raw, withlabel, ndim, scale, dtype, label_dtype, rgb_format)
 
 
 def _preprocess(raw, withlabel, ndim, scale, dtype, label_dtype, rgb_format):

@@ -8,7 +8,8 @@ through another queue; arrays inside the examples travel through a block of shar
 
 Workers are started by the first batch with the platform's start method (under ``spawn`` and
 ``forkserver`` the dataset is pickled to them), ignore Ctrl-C, and exit with their parent.
-``finalize()`` stops them; so do garbage collection and the interpreter's exit.
+``finalize()`` stops them; so do garbage collection and the interpreter's exit. A finalized
+iterator still gives batches (``next`` starts new workers) but cannot be ``reset()``, as in Chainer.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from typing import NamedTuple
 
 import numpy
 
+from ...errors import message
 from ._base import OrderedIterator
 
 __all__ = ["MultiprocessIterator"]
@@ -70,6 +72,7 @@ class MultiprocessIterator(OrderedIterator):
         """Loading a batch takes longer than ``dataset_timeout`` seconds."""
 
     _workers = None  # class defaults, for finalize on an iterator whose __init__ failed
+    _finalized = False
 
     def __init__(
         self,
@@ -149,6 +152,19 @@ class MultiprocessIterator(OrderedIterator):
         if self._workers is not None:
             self._teardown()
         self._memory = None
+        self._finalized = True
+
+    def reset(self) -> None:
+        """Go back to the start of the first epoch; refused after ``finalize()``, as in Chainer."""
+        if self._finalized:
+            raise NotImplementedError(
+                message(
+                    "MultiprocessIterator.reset",
+                    "expected an iterator that is not finalized, got one after finalize()",
+                    hint="make a new MultiprocessIterator over the dataset instead of resetting this one",
+                )
+            )
+        super().reset()
 
     def __getstate__(self) -> dict:
         runtime = ("_workers", "_memory", "_pending", "_in_flight", "_free_slots", "_next_id")

@@ -22,16 +22,20 @@ _VARIABLE_STYLE = {"shape": "octagon", "fillcolor": "#E0E0E0", "style": "filled"
 _FUNCTION_STYLE = {"shape": "record", "fillcolor": "#6495ED", "style": "filled"}
 
 
-def is_graphviz_available() -> bool:
-    """Whether Graphviz's ``dot`` command can be run."""
-    dot = shutil.which("dot")
-    if dot is None:
-        return False
+def is_return_code_zero(args) -> bool:
+    """Whether the command ``args`` (a list of strings) runs and exits with status 0; its output
+    is discarded."""
     try:
-        subprocess.run([dot, "-V"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+        subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
     except (OSError, subprocess.CalledProcessError):
         return False
     return True
+
+
+def is_graphviz_available() -> bool:
+    """Whether Graphviz's ``dot`` command can be run."""
+    dot = shutil.which("dot")
+    return dot is not None and is_return_code_zero([dot, "-V"])
 
 
 def _write_text(path: str, text: str) -> None:

@@ -21,14 +21,13 @@ function is ``fnet.compat.serializers.save_npz`` unless ``savefun`` is given.
 
 from __future__ import annotations
 
-import abc
 import logging
 import multiprocessing
 import os
 import queue
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 from ...io.atomic import DIRECTORY_LOCK, fsync_directory, temp_directory
 
@@ -86,7 +85,17 @@ def write_atomically(filename: str, outdir: str, target: Any, savefun: _SaveFun 
     fsync_directory(directory)
 
 
-class Writer(abc.ABC):
+def _not_defined(writer: Writer, method: str) -> NoReturn:
+    """Raise NotImplementedError for a method a writer class must define."""
+    name = type(writer).__name__
+    raise NotImplementedError(
+        f"{name}.{method.partition('(')[0]}: expected {name} to define {method}, got the base "
+        f"class's\n  hint: use one of the writers (SimpleWriter, ThreadWriter, ProcessWriter, "
+        f"ThreadQueueWriter, ProcessQueueWriter) or define {method} in {name}"
+    )
+
+
+class Writer:
     """Base class of snapshot writers: ``writer(filename, outdir, target)`` saves one snapshot.
 
     ``save`` does the atomic write and then runs the hooks added with ``_add_cleanup_hook``
@@ -98,10 +107,11 @@ class Writer(abc.ABC):
     def __init__(self):
         self._post_save_hooks: list[Callable[[], None]] = []
 
-    @abc.abstractmethod
     def __call__(self, filename: str, outdir: str, target: Any, *, savefun: _SaveFun | None = None) -> None:
         """Save ``target`` (a serialized object) as ``outdir/filename``; ``savefun``, when given,
-        replaces the writer's save function for this call."""
+        replaces the writer's save function for this call. Subclasses define it (the base class
+        raises NotImplementedError, as Chainer's)."""
+        _not_defined(self, "__call__(filename, outdir, target)")
 
     def __del__(self):
         try:
@@ -166,9 +176,10 @@ class StandardWriter(Writer):
         self._worker.start()
         self._started = True
 
-    @abc.abstractmethod
     def create_worker(self, filename: str, outdir: str, target: Any, **kwds: Any):
-        """A new, unstarted worker (with ``start()`` and ``join()``) that writes one snapshot."""
+        """A new, unstarted worker (with ``start()`` and ``join()``) that writes one snapshot:
+        subclasses define it (``ThreadWriter``, ``ProcessWriter``)."""
+        _not_defined(self, "create_worker(filename, outdir, target, **kwds)")
 
     def finalize(self) -> None:
         """Wait for the last worker."""
@@ -237,7 +248,7 @@ def _consume(tasks, after_each: Callable[[], None] | None) -> list:
         try:
             if item is None:
                 return errors
-            task, filename, outdir, target, savefun = item
+            task, filename, outdir, target, savefun = (item[i] for i in range(5))
             if savefun is None:
                 task(filename, outdir, target)
             else:
@@ -277,13 +288,13 @@ class QueueWriter(Writer):
         """The callable that writes one snapshot: a ``SimpleWriter`` with ``savefun``."""
         return SimpleWriter(savefun=savefun)
 
-    @abc.abstractmethod
     def create_queue(self):
-        """A new queue with ``put``, ``get``, ``task_done`` and ``join``."""
+        """A new queue with ``put``, ``get``, ``task_done`` and ``join``: subclasses define it."""
+        _not_defined(self, "create_queue()")
 
-    @abc.abstractmethod
     def create_consumer(self, q):
-        """A new, unstarted worker that runs ``consume(q)``."""
+        """A new, unstarted worker that runs ``consume(q)``: subclasses define it."""
+        _not_defined(self, "create_consumer(q)")
 
     def consume(self, q) -> None:
         """Take tasks from ``q`` and run them until None arrives (the worker's loop)."""

@@ -33,6 +33,7 @@ def test_training_step_matches_chainer():
     mean = bn.avg_mean
     x = chainer.Variable(GOLDEN["bn.x1"])
     y = bn(x)
+    bn.cleargrads()  # Chainer's parameters start with NaN gradients (as the golden maker does)
     F.sum(GOLDEN["bn.w"] * y).backward()
     close(y, "bn.y1")
     close(bn.avg_mean, "bn.avg_mean1")
@@ -216,3 +217,16 @@ def test_batch_normalization_over_given_axes_keeps_initial_statistics_until_size
     numpy.testing.assert_array_equal(bn.avg_mean, mean)
     numpy.testing.assert_array_equal(bn.avg_var, var)
     numpy.testing.assert_allclose(y.array[0], -3.0 * mean / numpy.sqrt(var + 2e-5), rtol=1e-6)
+
+
+def test_decorrelated_batch_normalization_fixes_of_old_statistics():
+    from fnet.compat.links.normalization import fix_avg_mean, fix_avg_projection
+
+    mean = numpy.arange(3, dtype=numpy.float32)
+    assert fix_avg_mean(mean[None], 1) is not None and fix_avg_mean(mean[None], 1).shape == (1, 3)
+    with pytest.warns(UserWarning, match="saved without its group axis"):
+        fixed = fix_avg_mean(mean, 2)
+    assert fixed.shape == (2, 3) and (fixed == mean).all()
+    assert fix_avg_projection(numpy.eye(3, dtype=numpy.float32), 1).shape == (1, 3, 3)
+    with pytest.raises(ValueError, match="expected avg_projection of 2 or 3 dimensions"):
+        fix_avg_projection(mean, 1)

@@ -35,6 +35,7 @@ def test_lstm_steps_and_gradients_match_chainer():
         close(y, f"lstm.y{step}")
         close(lstm.c, f"lstm.c{step}")
         close(lstm.h, f"lstm.h{step}")
+    lstm.cleargrads()  # Chainer's parameters start with NaN gradients (as the golden maker does)
     loss.backward()
     close(lstm.upward.W.grad, "lstm.g_upward_W")
     close(lstm.upward.b.grad, "lstm.g_upward_b")
@@ -176,3 +177,19 @@ def test_nstep_dropout_applies_in_training_only():
         _, test2 = rnn(None, xs)
     numpy.testing.assert_array_equal(test1[0].array, test2[0].array)
     assert test1[0].shape == (3, 8)
+
+
+def test_chainers_rnn_base_classes_and_helpers():
+    from fnet.compat.links import rnn
+
+    assert all(issubclass(c, rnn.GRUBase) for c in (L.GRU, L.StatefulGRU, L.StatelessGRU))
+    assert all(issubclass(c, rnn.LSTMBase) for c in (L.LSTM, L.StatelessLSTM))
+    assert all(issubclass(c, rnn.MGUBase) for c in (L.StatefulMGU, L.StatelessMGU))
+    assert not issubclass(L.StatelessMGU, rnn.GRUBase)
+    assert all(issubclass(c, rnn.NStepGRUBase) for c in (L.NStepGRU, L.NStepBiGRU))
+    assert all(issubclass(c, rnn.NStepLSTMBase) for c in (L.NStepLSTM, L.NStepBiLSTM))
+    assert issubclass(L.NStepRNNTanh, rnn.NStepRNNBase) and not issubclass(L.NStepRNNTanh, rnn.NStepGRUBase)
+    order = rnn.argsort_list_descent([[1], [1, 2, 3], [1, 2]])
+    assert order.dtype == numpy.int32 and order.tolist() == [1, 2, 0]
+    moved = rnn.permutate_list(["a", "b", "c"], order, False)
+    assert moved == ["b", "c", "a"] and rnn.permutate_list(moved, order, True) == ["a", "b", "c"]

@@ -375,3 +375,27 @@ def test_initializer_argument_needs_an_expected_initializer():
         testing.InitializerArgument(None, None)
     with pytest.raises(TypeError, match="Initializer is of wrong type"):
         testing.InitializerArgument(None, object())
+
+
+def test_function_test_base_is_the_mixin_of_function_test_case():
+    import unittest
+
+    from fnet.compat.testing import function_link
+
+    assert issubclass(function_link.FunctionTestCase, function_link.FunctionTestBase)
+    assert not issubclass(function_link.FunctionTestBase, unittest.TestCase)
+    assert not any(name.startswith("test_") for name in vars(function_link.FunctionTestBase))
+
+    class Exp(function_link.FunctionTestBase):  # a mixin, run by hand as ChainerX's OpTest does
+        def generate_inputs(self):
+            return (numpy.linspace(-1, 1, 6, dtype=numpy.float64).reshape(2, 3),)
+
+        def forward(self, inputs, device):
+            return (F.exp(inputs[0]),)
+
+        def forward_expected(self, inputs):
+            return (numpy.exp(inputs[0]),)
+
+    case = Exp()
+    case.run_test_forward(chainer.testing.BackendConfig({}))
+    case.run_test_backward(chainer.testing.BackendConfig({}))

@@ -127,3 +127,20 @@ def test_generate_seed_inside_a_fixed_test(scratch_module):
     case.test_seed()
     numpy.random.seed(100)
     assert seeds == [numpy.random.randint(0xFFFFFFFF)] * 2
+
+
+def test_do_setup_seeds_and_do_teardown_restores():
+    from fnet.compat.testing import random as testing_random
+
+    numpy.random.seed(7)
+    expected_after = numpy.random.rand()
+    numpy.random.seed(7)
+    testing_random.do_setup()
+    first = numpy.random.rand()
+    testing_random.do_teardown()
+    assert numpy.random.rand() == expected_after  # the state before do_setup is back
+    testing_random.do_setup()
+    assert numpy.random.rand() == first  # seeded the same way each time
+    testing_random.do_teardown()
+    with pytest.raises(RuntimeError, match="call do_setup"):
+        testing_random.do_teardown()

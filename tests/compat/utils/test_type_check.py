@@ -242,3 +242,19 @@ def test_get_types_refuses_what_is_not_a_tuple_of_arrays_with_chainers_assertion
         T.get_types(1, "in_types", False)
     assert T._repr((T.Constant(0),)) == "(0,)"
     assert T._repr([[T.Constant(0)]]) == "[[0]]"
+
+
+def test_function_check_context_names_the_function_and_light_mode_class():
+    import fnet.compat as chainer
+    from fnet.compat.utils import type_check as tc
+
+    class Node:
+        label = "MyFunction"
+
+    with tc.get_function_check_context(Node()):
+        error = tc.InvalidType("x.ndim == 2", "3 != 2")
+        inner = tc.InvalidType("a", "b", function="Other")
+    assert "Invalid operation is performed in: MyFunction (Forward)" in str(error)
+    assert "Other (Forward)" in str(inner)
+    assert "performed in" not in str(tc.InvalidType("a", "b"))  # outside the block: no function
+    assert isinstance(tc.light_mode, tc.LightMode) and chainer.utils.type_check.LightMode is tc.LightMode

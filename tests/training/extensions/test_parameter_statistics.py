@@ -37,7 +37,9 @@ def test_nan_params_are_skipped_when_asked(make_trainer):
 
 
 def test_uninitialized_params_and_missing_grads_are_skipped(make_trainer):
-    ext = ParameterStatistics(L.Linear(None, 2), {"mean": numpy.mean}, trigger=(1, "iteration"))
+    link = L.Linear(None, 2)
+    link.cleargrads()
+    ext = ParameterStatistics(link, {"mean": numpy.mean}, trigger=(1, "iteration"))
     trainer = make_trainer()
     trainer.extend(ext, "stats", trigger=(1, "iteration"))
     assert sorted(_report(ext, trainer)) == ["None/b/data/mean"]
@@ -48,3 +50,21 @@ def test_errors():
         ParameterStatistics({"W": numpy.zeros(2)})
     with pytest.raises(ValueError, match="statistics must be a dict, None or 'default'"):
         ParameterStatistics(L.Linear(2, 2), statistics="all")
+
+
+def test_drawn_parameters_start_with_nan_grads_as_in_chainer(make_trainer):
+    # Chainer's links draw their parameters with a NaN-filled grad (a forgotten cleargrads()
+    # shows), so ParameterStatistics reports the grads of a link that has not run backward yet
+    link = L.Linear(3, 2)
+    assert numpy.isnan(link.W.grad).all() and numpy.isnan(link.b.grad).all()
+    ext = ParameterStatistics(link, {"min": numpy.min}, trigger=(1, "iteration"), skip_nan_params=True)
+    trainer = make_trainer()
+    trainer.extend(ext, "stats", trigger=(1, "iteration"))
+    observation = _report(ext, trainer)
+    assert sorted(observation) == ["None/W/data/min", "None/W/grad/min", "None/b/data/min", "None/b/grad/min"]
+    assert numpy.isnan(observation["None/W/grad/min"])
+    lazy = L.Linear(None, 2)
+    assert lazy.W.grad is None
+    lazy(numpy.zeros((1, 3), numpy.float32))
+    assert numpy.isnan(lazy.W.grad).all() and lazy.W.grad.shape == (2, 3)
+    assert L.Parameter(numpy.zeros(2, numpy.float32)).W.grad is None  # made from an array: none

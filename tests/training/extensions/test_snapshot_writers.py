@@ -4,7 +4,9 @@ finalize, and reports a failed write instead of losing it or hanging."""
 from __future__ import annotations
 
 import os
+import queue
 import time
+from unittest import mock
 
 import numpy
 import pytest
@@ -142,6 +144,33 @@ def test_a_subdirectory_in_the_name_is_created(tmp_path):
     assert os.listdir(tmp_path / "models") == ["m.npz"]
 
 
-def test_writer_is_abstract():
-    with pytest.raises(TypeError):
-        snapshot_writers.Writer()
+def test_writer_base_classes_are_made_but_refuse_to_write():
+    # as in Chainer: the base classes can be made (tests mock their methods); what a subclass
+    # must define raises NotImplementedError
+    with pytest.raises(NotImplementedError, match="expected Writer to define __call__"):
+        snapshot_writers.Writer()("f", "d", {})
+    with pytest.raises(NotImplementedError, match="define create_worker"):
+        snapshot_writers.StandardWriter()("f", "d", {})
+
+    class Queue(snapshot_writers.QueueWriter):
+        def create_queue(self):
+            return queue.Queue()
+
+    with pytest.raises(NotImplementedError, match="define create_consumer"):
+        Queue()
+
+
+def test_queue_writer_consume_reads_its_tasks_by_index():
+    # Chainer's consume indexes each task (task[0](task[1], ...)); its tests hand it mocks
+    class Queue(snapshot_writers.QueueWriter):
+        def create_queue(self):
+            return mock.MagicMock()
+
+        def create_consumer(self, q):
+            return mock.MagicMock()
+
+    task = mock.MagicMock()
+    q = mock.MagicMock()
+    q.get = mock.MagicMock(side_effect=[task, task, None])
+    Queue().consume(q)
+    assert q.get.call_count == 3 and task[0].call_count == 2 and q.task_done.call_count == 3
