@@ -69,6 +69,7 @@ def test_func_must_be_callable_and_double_backprop_is_refused():
 
 def test_the_parameters_func_uses_get_their_gradients():
     link = L.Linear(None, 4)
+    link.cleargrads()  # as in Chainer, a new parameter's grad is NaN until cleared
     x = chainer.Variable(rand(5, 3))
     F.sum(F.forget(link, x)).backward()
     assert isinstance(link.W.grad_var, chainer.Variable) and isinstance(link.b.grad_var, chainer.Variable)
