@@ -174,6 +174,7 @@ global_config.keep_graph_on_report = _env_flag("CHAINER_KEEP_GRAPH_ON_REPORT", "
 global_config.lazy_grad_sum = _env_flag("CHAINER_LAZY_GRAD_SUM", "0")
 global_config.schedule_func = None
 global_config.train = True
+global_config._will_recompute = False
 global_config.type_check = _env_flag("CHAINER_TYPE_CHECK", "1")
 global_config.use_cudnn = os.environ.get("CHAINER_USE_CUDNN", "auto")
 global_config.use_cudnn_tensor_core = "auto"

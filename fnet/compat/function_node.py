@@ -498,37 +498,6 @@ class Function(_ForwardByDevice):
             self._node.unchain()
 
 
-class Forget(FunctionNode):
-    """``F.forget``: run ``func`` without a graph; in backward, run it again with one."""
-
-    def __init__(self, func):
-        self._func = func
-
-    @property
-    def label(self) -> str:
-        return f"Forget({getattr(self._func, '__name__', 'function')})"
-
-    def forward(self, inputs):
-        from .variable import no_backprop_mode
-
-        with no_backprop_mode():
-            outs = self._func(*[Variable(x, requires_grad=False) for x in inputs])
-        outs = outs if isinstance(outs, tuple) else (outs,)
-        return tuple(o.array if isinstance(o, Variable) else o for o in outs)
-
-    def backward(self, target_input_indexes, grad_outputs):
-        from .variable import grad as chainer_grad
-
-        inputs = [Variable(x.value if type(x) is Tracer else x) for x in self._retained_inputs]
-        outs = self._func(*inputs)
-        outs = outs if isinstance(outs, tuple) else (outs,)
-        pairs = [(o, g) for o, g in zip(outs, grad_outputs) if g is not None]
-        gxs = chainer_grad(
-            [o for o, _ in pairs], [inputs[i] for i in target_input_indexes], [g for _, g in pairs]
-        )
-        return tuple(gxs)
-
-
 class _PrimitiveNode:
     """A view of a built-in operation in the graph, in the shape of a FunctionNode (for the
     operations that no Chainer class stands for)."""

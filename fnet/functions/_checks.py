@@ -9,6 +9,7 @@ from ..autodiff.tracer import unbox_all
 from ..errors import ArgumentTypeError, DTypeError, InvalidInputError, ShapeError, message
 
 __all__ = [
+    "check_array",
     "check_ndim",
     "check_float",
     "check_same_shape",
@@ -44,6 +45,19 @@ def check_ndim(fn: str, name: str, x, ndims, hint: str | None = None) -> None:
 def _dtype_name(x) -> str:
     dtype = getattr(x, "dtype", None)
     return str(dtype) if dtype is not None else type(x).__name__
+
+
+def check_array(fn: str, name: str, x) -> None:
+    """``x`` must be an array (of any dtype), not a list, tuple or Python scalar."""
+    if getattr(_value(x), "dtype", None) is None:
+        raise ArgumentTypeError(
+            message(
+                fn,
+                f"expected {name} to be an array, got {type(_value(x)).__name__}",
+                {name: x},
+                f"make it an array first, e.g. numpy.asarray({name}) (or F.stack for a list of arrays)",
+            )
+        )
 
 
 def check_float(fn: str, name: str, x) -> None:

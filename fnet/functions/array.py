@@ -22,7 +22,7 @@ from ..autodiff import primitive
 from ..autodiff.tracer import shape_of as _shape
 from ..autodiff.tracer import unbox_all
 from ..errors import ArgumentTypeError, DTypeError, InvalidInputError, ShapeError, message
-from ._checks import check_axis, check_float, check_labels, check_ndim, check_same_dtype
+from ._checks import check_array, check_axis, check_float, check_labels, check_ndim, check_same_dtype
 
 __all__ = [
     "as_strided",
@@ -229,6 +229,7 @@ def broadcast(*args):
 
 def tile(x, reps):
     """``x`` repeated ``reps`` times along each axis (``numpy.tile``: missing axes count as 1)."""
+    check_array("tile", "x", x)
     reps = _int_tuple("tile", "reps", reps, "a repetition count of 0 gives an empty axis")
     return ops.tile(x, reps)
 
@@ -371,6 +372,15 @@ def split_axis(x, indices_or_sections, axis: int, force_tuple: bool = True):
                 f"got {indices_or_sections!r}\n  hint: pass e.g. [2, 5] or numpy.array([2, 5])"
             )
         ios = [int(p) for p in positions]
+        if any(p > n for p, n in zip(ios, ios[1:])):
+            raise InvalidInputError(
+                message(
+                    "split_axis",
+                    f"expected sorted split positions, got {ios}",
+                    {"x": x},
+                    "the positions are where the pieces start: sort them (pieces would overlap)",
+                )
+            )
         if ios and ios[-1] > shape[axis]:
             raise ShapeError(
                 message(

@@ -15,7 +15,7 @@ import numpy
 
 from .. import backend, ops, random
 from ..autodiff.tracer import unbox_all
-from ..errors import InvalidInputError, ShapeError, message
+from ..errors import DTypeError, InvalidInputError, ShapeError, message
 from ..ops._dtypes import strict_float_operands
 from ._checks import check_axis, check_float, check_ndim, check_same_shape
 from .activation import softmax
@@ -221,12 +221,14 @@ def simplified_dropconnect(
     return y if b is None else ops.add(y, b)
 
 
-def zoneout(h, x, ratio: float = 0.5, *, key=None, train: bool = True):
+def zoneout(h, x, ratio: float = 0.5, *, key=None, train: bool = True, flag_x=None):
     """Keep each element of the previous state ``h`` with probability ``ratio``, else take ``x``.
 
     Zoneout regularizes recurrent networks by letting hidden units randomly hold their previous
-    value instead of being updated; the pattern is drawn from ``key``. The gradient flows to
-    whichever of ``h`` and ``x`` was chosen. ``train=False`` (Chainer's test mode) returns ``x``.
+    value instead of being updated; the pattern is drawn from ``key``, or given as ``flag_x``
+    (booleans shaped like ``x``, True where ``x`` is taken; then ``ratio`` and ``key`` are
+    unused). The gradient flows to whichever of ``h`` and ``x`` was chosen. ``train=False``
+    (Chainer's test mode) returns ``x``.
     """
     fn = "zoneout"
     check_float(fn, "h", h)
@@ -236,5 +238,18 @@ def zoneout(h, x, ratio: float = 0.5, *, key=None, train: bool = True):
     if not train:
         return x
     raw = unbox_all(x)
-    take_x = _keep(_require_key(fn, key, "or train=False"), 1.0 - ratio, raw.shape, raw)
+    if flag_x is None:
+        take_x = _keep(_require_key(fn, key, "or flag_x, or train=False"), 1.0 - ratio, raw.shape, raw)
+    else:
+        take_x = unbox_all(flag_x)
+        _check_noise_shape(fn, "flag_x", take_x, (raw.shape,))
+        if take_x.dtype != numpy.bool_:
+            raise DTypeError(
+                message(
+                    fn,
+                    f"expected flag_x to be a bool array, got {take_x.dtype}",
+                    {"flag_x": take_x},
+                    "flag_x is True where x is taken, e.g. rand(*x.shape) >= ratio",
+                )
+            )
     return ops.where(take_x, x, h)

@@ -162,7 +162,7 @@ def negative_sampling(
                 "the sampler takes a shape and returns labels of exactly that shape",
             )
         )
-    check_labels("negative_sampling", "sampler(shape)", drawn, n_label)
+    check_labels("negative_sampling", "sampler(shape)[:, 1:]", drawn[:, 1:], n_label)  # column 0 becomes t
     samples = drawn.astype(numpy.int32)  # a copy: the sampler's array is left as it was
     samples[:, 0] = xp.asarray(t)
     kept = samples[:, 0] != -1

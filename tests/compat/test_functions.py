@@ -63,9 +63,98 @@ def test_batch_normalization_updates_running_statistics_in_place():
     numpy.testing.assert_allclose(var, 0.9 + 0.1 * x.var(axis=0, ddof=1), rtol=1e-5)
 
 
+def test_batch_renormalization_updates_the_statistics_given_only_when_asked():
+    x = numpy.random.RandomState(0).randn(8, 3).astype(numpy.float32)
+    gamma, beta = numpy.ones(3, numpy.float32), numpy.zeros(3, numpy.float32)
+    mean, var = numpy.zeros(3, numpy.float32), numpy.ones(3, numpy.float32)
+    y = F.batch_renormalization(x, gamma, beta, 2.0, 1.0, running_mean=mean, running_var=var)
+    assert isinstance(y, chainer.Variable)
+    assert mean.tolist() == [0, 0, 0] and var.tolist() == [1, 1, 1]
+    # the statistics given by position, with update_statistics: updated in place
+    y = F.batch_renormalization(x, gamma, beta, 2.0, 1.0, 2e-5, mean, var, 0.9, True)
+    assert isinstance(y, chainer.Variable)
+    numpy.testing.assert_allclose(mean, 0.1 * x.mean(axis=0), rtol=1e-5)
+    numpy.testing.assert_allclose(var, 0.9 + 0.1 * x.var(axis=0, ddof=1), rtol=1e-5)
+
+
+def test_argmax_crf1d_gives_the_score_as_a_variable_and_the_path_as_arrays():
+    cost = numpy.zeros((3, 3), numpy.float32)
+    xs = [numpy.eye(3, dtype=numpy.float32)[[i, 2 - i]] for i in range(3)]  # batch of 2, 3 steps
+    score, path = F.argmax_crf1d(cost, xs)
+    assert isinstance(score, chainer.Variable) and score.array.tolist() == [3.0, 3.0]
+    assert all(type(p) is numpy.ndarray for p in path)
+    assert [p.tolist() for p in path] == [[0, 2], [1, 1], [2, 0]]
+
+
+def test_zoneout_draws_its_flag_with_numpy_random_rand(monkeypatch):
+    """As Chainer's: one call of ``xp.random.rand(*x.shape)`` (which Chainer's tests mock); the
+    node keeps the boolean flags."""
+    drawn = numpy.array([[0.1, 0.9, 0.4], [0.6, 0.2, 0.8]])
+    calls = []
+
+    def rand(*shape):
+        calls.append(shape)
+        return drawn
+
+    monkeypatch.setattr(numpy.random, "rand", rand)
+    h, x = numpy.zeros((2, 3), numpy.float32), numpy.ones((2, 3), numpy.float32)
+    y = F.zoneout(h, x, 0.5)
+    assert calls == [(2, 3)]
+    numpy.testing.assert_array_equal(y.array, drawn >= 0.5)
+    numpy.testing.assert_array_equal(y.creator.flag_x, drawn >= 0.5)
+    numpy.testing.assert_array_equal(y.creator.flag_h, drawn < 0.5)
+    with chainer.using_config("train", False):
+        assert F.zoneout(h, x, 0.5).array is x and len(calls) == 1
+
+
 def test_input_errors_come_as_invalid_type():
     with pytest.raises(type_check.InvalidType):
         F.linear(numpy.ones((2, 3), numpy.float32), numpy.ones((4, 5), numpy.float32))
+
+
+def test_where_chainer_raises_another_type_than_invalid_type():
+    x, t = numpy.zeros((4, 3), numpy.float32), numpy.zeros(4, numpy.int32)
+    with pytest.raises(NotImplementedError, match="hinge: expected norm to be one of 'L1', 'L2'"):
+        F.hinge(x, t, "L3")
+    x1, w1 = numpy.ones((2, 3, 4), numpy.float32), numpy.ones((3, 2, 2), numpy.float32)
+    with pytest.raises(AssertionError, match=r"deconvolution_nd: the output size \(-15,\) is not positive"):
+        F.deconvolution_nd(x1, w1, pad=10)
+    x, y = numpy.zeros((3, 2, 3), numpy.float32), numpy.zeros(2, numpy.float32)
+    for f in (F.bias, F.scale):
+        with pytest.raises(type_check.InvalidType):  # out of debug mode, Chainer's broadcast fails
+            f(x, y, 0)
+        with chainer.using_config("debug", True), pytest.raises(AssertionError, match=r"y.shape =="):
+            f(x, y, 0)
+
+
+def test_copy_to_chainers_dummy_device_is_a_copy_to_the_cpu():
+    from fnet.compat.backends import cuda
+
+    y = F.copy(numpy.zeros((2, 3), numpy.float32), cuda.DummyDevice)
+    assert isinstance(y, chainer.Variable) and y.device == chainer.get_device("@numpy")
+
+
+def test_calls_that_change_nothing_give_x_back_as_chainer_does():
+    x = numpy.ones((2, 3), numpy.float32)
+    v = chainer.Variable(x)
+    assert F.reshape(v, (2, 3)) is v and F.reshape(x, (2, 3)).array is x
+    with chainer.using_config("enable_backprop", False):
+        assert F.cast(v, numpy.float32) is v and F.cast(x, "float32").array is x
+    y = F.cast(v, numpy.float32)  # with backprop: a node of its own (its own gradient)
+    assert y is not v and y.creator.label == "Cast"
+
+
+def test_chainers_stride_array_views_the_buffer_under_an_array():
+    from fnet.compat.functions.array.as_strided import _stride_array
+
+    x = numpy.arange(8, dtype=numpy.float32)
+    assert _stride_array(x, (3, 3), (-1, 2), 3).tolist() == [[3, 5, 7], [2, 4, 6], [1, 3, 5]]
+    flipped = numpy.arange(12, dtype=numpy.int32).reshape(3, 4)[::-1]
+    assert _stride_array(flipped, (12,), (1,), 0).tolist() == list(range(12))  # the buffer's order
+    with pytest.raises(ValueError, match=r"_stride_array: expected the view to stay in the 8 elements of the array.s memory, got elements -1..5"):
+        _stride_array(x, (3, 3), (-1, 2), 1)
+    with pytest.raises(ValueError, match=r"got elements 0..8"):
+        _stride_array(x, (9,), (1,), 0)
 
 
 def test_zero_dim_results_are_arrays_and_extras_stay_arrays():

@@ -668,6 +668,11 @@ ERRORS = [
         r"broadcast: shapes \(2, 3\), \(2, 2\) cannot be broadcast",
     ),
     (lambda: F.broadcast(), InvalidInputError, "broadcast: expected at least one array"),
+    (
+        lambda: F.split_axis(X32, [2, 1], 1),
+        InvalidInputError,
+        r"split_axis: expected sorted .*, got \[2, 1\]",
+    ),
     (lambda: F.tile(X32, (2, -1)), InvalidInputError, r"tile: expected reps >= 0, got \(2, -1\)"),
     (lambda: F.tile(X32, 1.5), InvalidInputError, "tile: expected reps to be an int or a tuple of ints"),
     (lambda: F.repeat(X32, (1, 2), 1), ShapeError, "repeat: expected 1 or 3 repeat counts, got 2"),
@@ -871,6 +876,7 @@ def test_error_messages_name_the_operands_and_a_hint():
         (lambda: F.repeat(X32, 1, True), r"repeat: expected axis to be an int, got True"),
         (lambda: F.tile(X32, "a"), r"tile: expected reps to be an int or a tuple of ints, got 'a'"),
         (lambda: F.tile(X32, 1.5), r"tile: expected reps to be an int or a tuple of ints, got 1.5"),
+        (lambda: F.tile((X32, X32), 2), r"tile: expected x to be an array, got tuple"),
         (lambda: F.concat([X32, X32], axis=1.0), r"concat: expected axis to be an int, got 1.0"),
     ],
 )

@@ -300,6 +300,19 @@ def test_zoneout_statistics_and_keys():
     assert (F.zoneout(h, x, 0.35, key=fnet.random.key(5)) != y).any()
 
 
+def test_zoneout_takes_a_given_flag():
+    h, x = numpy.zeros((2, 3), numpy.float32), numpy.ones((2, 3), numpy.float32)
+    flag_x = numpy.array([[True, False, True], [False, False, True]])
+    numpy.testing.assert_array_equal(F.zoneout(h, x, 0.5, flag_x=flag_x), flag_x.astype(numpy.float32))
+    gh, gx = fnet.grad(lambda h, x: F.zoneout(h, x, flag_x=flag_x).sum(), argnums=(0, 1))(h, x)
+    numpy.testing.assert_array_equal(gx, flag_x)
+    numpy.testing.assert_array_equal(gh, ~flag_x)
+    with pytest.raises(ShapeError, match=r"zoneout: expected flag_x.shape in \[\(2, 3\)\], got \(3,\)"):
+        F.zoneout(h, x, flag_x=flag_x[0])
+    with pytest.raises(DTypeError, match=r"zoneout: expected flag_x to be a bool array, got float32"):
+        F.zoneout(h, x, flag_x=x)
+
+
 @pytest.mark.parametrize("shape", [(3, 4), (2, 1, 3)])
 def test_zoneout_grads(shape):
     check_grads(lambda h, x: F.zoneout(h, x, 0.4, key=KEY), (normal(*shape), normal(*shape)), order=2)

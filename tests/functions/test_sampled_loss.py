@@ -153,6 +153,18 @@ def test_negative_sampling_returns_the_samples_it_used():
     assert loss[0] == 0
 
 
+def test_negative_sampling_takes_its_returned_samples_back_as_the_draw():
+    """Column 0 of the draw is replaced by ``t`` (-1 where ignored), so it is not checked: the
+    samples returned by one call, fed back through a sampler, give the same loss (Chainer's
+    test_negative_sampling does this)."""
+    t = numpy.array([-1, 1, 2], numpy.int32)
+    x, W = arrays(3, 4, 6, numpy.float32)
+    loss, samples = negative_sampling(x, t, W, cyclic_sampler(6), 2, reduce="no", return_samples=True)
+    assert samples[0, 0] == -1
+    again = negative_sampling(x, t, W, lambda shape: samples.copy(), 2, reduce="no")
+    numpy.testing.assert_array_equal(again, loss)
+
+
 def test_negative_sampling_ignored_examples_get_no_gradient():
     t = numpy.array([1, -1], numpy.int32)
     x, W = arrays(2, 3, 4, numpy.float64)
@@ -198,12 +210,12 @@ def test_negative_sampling_grads(t, n_vocab, sample_size, reduce):
         (
             {"sampler": lambda shape: numpy.full(shape, 7)},
             errors.InvalidInputError,
-            r"label 7 in sampler\(shape\) is out of range",
+            r"label 7 in sampler\(shape\)\[:, 1:\] is out of range",
         ),
         (
             {"sampler": lambda shape: numpy.zeros(shape)},
             errors.DTypeError,
-            r"sampler\(shape\) to be an integer label array, got float64",
+            r"sampler\(shape\)\[:, 1:\] to be an integer label array, got float64",
         ),
     ],
 )

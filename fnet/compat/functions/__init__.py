@@ -31,11 +31,12 @@ from ...errors import InvalidInputError
 from .. import configuration
 from .._migration import keyword_error
 from .._random import next_key
+from ..backends.cuda import DummyDevice
 from ..function_hooks import observe as _observe
 from ..function_hooks import observing as _observing
 from ..utils import type_check
 from ..utils.sparse import CooMatrix, to_coo  # noqa: F401  (to_coo: in __all__, the Chainer layer's)
-from ..variable import Variable
+from ..variable import Variable, as_variable
 
 __all__ = list(_pure.__all__) + ["forget"]
 
@@ -70,7 +71,7 @@ def _run(pure, args, kwargs):
     try:
         return pure(*args, **kwargs)
     except InvalidInputError as error:
-        raise type_check.InvalidType.from_error(error) from error
+        raise _chainer_error(error) from error
     except TypeError:
         parameters = inspect.signature(pure).parameters
         better = keyword_error("chainer.functions", pure.__name__, [k for k in kwargs if k not in parameters])
@@ -79,7 +80,29 @@ def _run(pure, args, kwargs):
         raise better from None
 
 
+# The input errors for which Chainer raises another type than InvalidType, by the start of
+# fnet's message: Chainer's type, and whether only in debug mode (where Chainer asserts).
+_CHAINER_RAISES = {
+    "hinge: expected norm ": (NotImplementedError, False),
+    "deconvolution_nd: the output size ": (AssertionError, False),
+    "bias: expected y.shape == ": (AssertionError, True),
+    "scale: expected y.shape == ": (AssertionError, True),
+}
+
+
+def _chainer_error(error: InvalidInputError) -> Exception:
+    """The exception Chainer raises for fnet's input error ``error`` (its message kept)."""
+    text = str(error)
+    for start, (kind, debug_only) in _CHAINER_RAISES.items():
+        if text.startswith(start) and (configuration.config.debug or not debug_only):
+            return kind(text)
+    return type_check.InvalidType.from_error(error)
+
+
 _CONTAINERS = (list, tuple, CooMatrix)  # arguments that may hold Variables
+
+# Functions whose results after the first are arrays in Chainer (argmax_crf1d's best path).
+_ARRAYS_AFTER_THE_FIRST = {"argmax_crf1d"}
 
 
 def lift(pure):
@@ -99,6 +122,7 @@ def lift(pure):
     reads_train = "train" in keyword_only
     takes_key = "key" in keyword_only
     returns_extras = [name for name in parameters if name.startswith("return_")]
+    always_extras = pure.__name__ in _ARRAYS_AFTER_THE_FIRST
     label = pure.__name__
     operands = _MIXED_DTYPES.get(label)
     unchecked_operands = _MIXED_DTYPES_UNCHECKED.get(label)
@@ -141,7 +165,7 @@ def lift(pure):
 
     def finish(node, args, kwargs, out):
         """``out`` as Variables (what ``return_*`` flags add stays arrays), ``node`` their creator."""
-        extras = returns_extras and any(kwargs.get(k) for k in returns_extras)
+        extras = always_extras or (returns_extras and any(kwargs.get(k) for k in returns_extras))
         if node is not None and node._attach(args, kwargs, out[0] if extras else out):
             node = None
         result = (wrap(out[0]), *(unbox_all(e) for e in out[1:])) if extras else wrap(out)
@@ -257,12 +281,18 @@ def _lifted_doc(pure) -> str:
 
 def _in_place_statistics(lifted, names: tuple[str, ...]):
     """A lifted normalization that returns new running statistics, made to write them into the
-    arrays given, in place, as Chainer's function does, and return only the output."""
+    arrays given (by keyword or position), in place, as Chainer's function does, and return only
+    the output. Nothing is updated where the call asks for no update (``update_statistics``)."""
     pure = lifted.__wrapped__
+    signature = inspect.signature(pure)
 
     @functools.wraps(pure)
     def with_statistics(*args, **kwargs):
-        given = [kwargs.get(n) for n in names]
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError:  # the lift explains the wrong arguments
+            return lifted(*args, **kwargs)
+        given = [bound.arguments.get(n) for n in names]
         if any(g is None for g in given):
             return lifted(*args, **kwargs)
         out = lifted(*args, **kwargs)
@@ -323,44 +353,71 @@ for _name, _instead in _DEPRECATED.items():
 del _name, _instead
 
 
+def _given_back_unchanged(name: str, unchanged):
+    """The lift of ``name``, giving ``x`` itself back (as a Variable) when ``unchanged(x, *args)``
+    says the call would not change it, as Chainer's function does (no node is made then)."""
+    lifted = _LIFTED[name]
+
+    @functools.wraps(getattr(_pure, name), assigned=())  # its signature is the pure function's
+    def call(x, *args, **kwargs):
+        if unchanged(x, *args, **kwargs):
+            return as_variable(x)
+        return lifted(x, *args, **kwargs)
+
+    call.__module__, call.__name__, call.__qualname__, call.__doc__ = __name__, name, name, lifted.__doc__
+    return call
+
+
+def _shape_of(x):
+    return getattr(unbox_all(unwrap(x)), "shape", None)
+
+
 def _as_shape(shape) -> tuple:
     return tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
 
 
-def _x_itself_when(no_op, lifted):
-    """``lifted``, but giving a Variable ``x`` itself back when ``no_op(x, *args)`` says the call
-    would change nothing, as Chainer's reshape, broadcast_to and cast do."""
-
-    @functools.wraps(lifted)
-    def call(x, *args, **kwargs):
-        if isinstance(x, Variable) and no_op(x, *args, **kwargs):
-            return x
-        return lifted(x, *args, **kwargs)
-
-    return call
-
-
-# noqa: F821 below: the names are bound by the loop above
-reshape = _x_itself_when(lambda x, shape: x.shape == _as_shape(shape), reshape)  # noqa: F821
-broadcast_to = _x_itself_when(lambda x, shape: x.shape == _as_shape(shape), broadcast_to)  # noqa: F821
-# a cast to x's own dtype is a node of its own while backprop is on (its gradient is its own)
-cast = _x_itself_when(  # noqa: F821
-    lambda x, typ: x.dtype == numpy.dtype(typ) and not configuration.config.enable_backprop,
-    cast,  # noqa: F821
+reshape = _given_back_unchanged("reshape", lambda x, shape: _shape_of(x) == _as_shape(shape))
+broadcast_to = _given_back_unchanged("broadcast_to", lambda x, shape: _shape_of(x) == _as_shape(shape))
+# a cast to x's own dtype makes a node of its own unless no graph is being built
+cast = _given_back_unchanged(
+    "cast",
+    lambda x, typ: (
+        not configuration.config.enable_backprop
+        and getattr(unbox_all(unwrap(x)), "dtype", None) == numpy.dtype(typ)
+    ),
 )
 
 
-def forget(func, *xs):
-    """``func(*xs)`` without keeping its intermediate values: they are computed again during
-    backward (Chainer's memory-saving ``F.forget``)."""
-    from ..function_node import Forget
+_lifted_copy = copy  # noqa: F821  (bound by the loop above)
 
-    outputs = Forget(func).apply(xs)
-    return outputs[0] if len(outputs) == 1 else outputs
+
+@functools.wraps(_pure.copy, assigned=())  # its signature is the pure function's
+def copy(x, dst):
+    """``x`` copied onto the device ``dst``; Chainer's old ``cuda.DummyDevice`` means the CPU.
+
+    See ``fnet.functions.copy``."""
+    return _lifted_copy(x, "@numpy" if dst is DummyDevice else dst)
+
+
+_lifted_zoneout = zoneout  # noqa: F821  (bound by the loop above)
+
+
+@functools.wraps(_pure.zoneout, assigned=())  # its signature is the pure function's
+def zoneout(h, x, ratio: float = 0.5, **kwargs):
+    """``h`` where a drawn flag says so, else ``x``; in training the flag is drawn as Chainer
+    draws it, ``xp.random.rand(*x.shape) >= ratio`` (NumPy's global random state, looked up at
+    each call), unless ``flag_x`` is given.
+
+    See ``fnet.functions.zoneout``."""
+    if kwargs.get("train", configuration.config.train) and kwargs.get("flag_x") is None:
+        xp = backend.xp(unbox_all(unwrap(x)))
+        kwargs = {**kwargs, "flag_x": xp.random.rand(*x.shape) >= ratio, "key": None}
+    return _lifted_zoneout(h, x, ratio, **kwargs)
 
 
 from .. import _modules  # noqa: E402
 from . import _tree  # noqa: E402  (Chainer's classes and module tree, made from the lifts above)
+from ._forget import forget  # noqa: E402  (a node of its own, not a lift)
 
 _tree._declare(__name__, globals())
 _modules.adopt(globals())

@@ -18,9 +18,9 @@ from ... import functions as _pure
 from ...autodiff.tracer import unbox_all
 from ...functions import noise as _noise
 from .. import _modules
-from ..function_node import Forget
 from ..variable import Variable
 from . import _LIFTED, lift
+from ._forget import Forget
 from ._nodes import node_class, parse
 
 __all__ = ["TREE", "CLASSES", "LINK_NODES"]
@@ -339,7 +339,7 @@ TREE: dict[str, tuple[str, ...]] = {
     "rnn.slstm": ("slstm", "SLSTM: slstm"),
     "rnn.tree_lstm": ("tree_lstm", "TreeLSTM: tree_lstm"),
     "theano.theano_function": ("",),
-    "util.forget": ("forget",),  # its class is function_node.Forget (see _EXTRAS)
+    "util.forget": ("forget",),  # its class is _forget.Forget (see _EXTRAS)
 }
 
 
@@ -489,14 +489,18 @@ def _dropconnect_mask(arguments: dict):
 
 
 def _zoneout_flag(take_x: bool):
-    """``Zoneout.flag_x`` (or ``flag_h``): where the call took ``x`` (kept ``h``), in x's dtype."""
+    """``Zoneout.flag_x`` (or ``flag_h``): where the call took ``x`` (kept ``h``), booleans as in
+    Chainer; the flag given, or the one the call's key drew (as the pure function draws it)."""
 
     def flag(arguments: dict):
         if not arguments["train"]:
             return None
-        x = unbox_all(arguments["x"])
-        taken = _noise._keep(arguments["key"], 1.0 - arguments["ratio"], x.shape, x)
-        return (taken if take_x else ~taken).astype(x.dtype)
+        taken = arguments["flag_x"]
+        if taken is None:
+            x = unbox_all(arguments["x"])
+            taken = _noise._keep(arguments["key"], 1.0 - arguments["ratio"], x.shape, x)
+        taken = unbox_all(taken)
+        return taken if take_x else ~taken
 
     return flag
 

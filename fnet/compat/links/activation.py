@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ... import initializers as pure_initializers
 from ... import nn
+from .. import functions as _functions
 from ..initializers import Initializer
 from ..link import Chain
 from ..variable import Variable
@@ -79,7 +80,11 @@ class SimplifiedDropconnect(SpecLink):
         """``x W^T + b`` with the weights dropped (``train``) by a drawn or the given ``mask``."""
         if mask is not None and "mask" not in self.__dict__:
             self.add_persistent("mask", mask)
-        return super().forward(x, train, mask, use_batchwise_mask)
+        if self._pending:
+            self._initialize((x, train, mask, use_batchwise_mask), {})
+        # Chainer's function itself, so that y.creator is its SimplifiedDropconnect node
+        f = _functions.simplified_dropconnect
+        return f(x, self.W, self.b, self.ratio, train, mask, use_batchwise_mask)
 
 
 class Swish(SpecLink):

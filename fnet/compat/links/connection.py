@@ -238,6 +238,11 @@ class EmbedID(SpecLink):
     __init__ = spec_constructor(nn.EmbedID, "initialW")
     ignore_label = spec_attribute("ignore_label", "The id mapped to a zero vector (or None).", settable=True)
 
+    @ignore_label.deleter
+    def ignore_label(self) -> None:
+        # Chainer's class default: a link without the attribute (an old pickle) ignores no id
+        self._spec = replaced(self._spec, ignore_label=None)
+
     @classmethod
     def from_params(cls, W, ignore_label: int | None = None) -> EmbedID:
         """An EmbedID link whose ``W`` is (a copy of) ``W`` ``(in_size, out_size)``."""

@@ -15,6 +15,8 @@ The sampled losses draw their negative labels as Chainer does, with a Walker ali
 
 from __future__ import annotations
 
+import importlib
+
 import numpy
 
 from ... import nn
@@ -25,6 +27,7 @@ from ._adapter import SpecLink, parse_kwargs, spec_attribute, spec_constructor
 
 __all__ = ["BinaryHierarchicalSoftmax", "BlackOut", "CRF1d", "NegativeSampling"]
 
+_NEGATIVE_SAMPLING = "fnet.compat.functions.loss.negative_sampling"
 _SAMPLE_SIZE = spec_attribute("sample_size", "The number of negative labels drawn per example.")
 
 
@@ -39,7 +42,24 @@ class BinaryHierarchicalSoftmax(SpecLink):
     create_huffman_tree = staticmethod(nn.BinaryHierarchicalSoftmax.create_huffman_tree)
 
     def __init__(self, in_size: int, tree, dtype=None):
-        super().__init__(nn.BinaryHierarchicalSoftmax(in_size, tree, get_dtype(dtype)))
+        spec = nn.BinaryHierarchicalSoftmax(in_size, tree, get_dtype(dtype))
+        super().__init__(spec)
+        self._func = _TreeTables(spec)
+
+
+class _TreeTables:
+    """Chainer's flat view of a hierarchical softmax tree (the link's ``_func``): ``paths`` and
+    ``codes``, every word's node ids and directions (+1 left, -1 right) one after another in
+    word order, and ``begins``, where each word's run starts (``begins[w]:begins[w + 1]``).
+    Made from the spec's tables; the link computes with the spec."""
+
+    def __init__(self, spec: nn.BinaryHierarchicalSoftmax):
+        lengths = numpy.count_nonzero(spec.codes, axis=1)
+        used = numpy.arange(spec.codes.shape[1]) < lengths[:, None]
+        self.paths = spec.paths[used]
+        self.codes = spec.codes[used].astype(spec.dtype)
+        self.begins = numpy.concatenate([[0], numpy.cumsum(lengths)]).astype(numpy.int32)
+        self.parser_size = spec.n_nodes
 
 
 class _Sampled(SpecLink):
@@ -105,12 +125,14 @@ class NegativeSampling(_Sampled):
         self.sampler = WalkerAlias(numpy.power(numpy.array(counts, dtype), dtype.type(power)))
 
     def forward(self, x, t, reduce: str = "sum", **kwargs) -> Variable | tuple:
-        """The loss (summed with ``reduce='sum'``, per example with ``'no'``)."""
+        """The loss (summed with ``reduce='sum'``, per example with ``'no'``).
+
+        As in Chainer, the link calls ``chainer.functions.loss.negative_sampling
+        .negative_sampling`` (looked up at each call, so a patch of it is seen) with its
+        ``sampler.sample``.
+        """
         (return_samples,) = parse_kwargs("NegativeSampling.forward", kwargs, {"return_samples": False})
-        # Chainer draws a column for the true labels too, then overwrites it.
-        samples = self.sampler.sample((x.shape[0], self.sample_size + 1))[:, 1:]
-        out = self._apply("apply", x, t, reduce, key=None, samples=samples, return_samples=return_samples)
-        if return_samples:
-            loss, used = out
-            return loss, used
-        return out
+        function = importlib.import_module(_NEGATIVE_SAMPLING).negative_sampling
+        return function(
+            x, t, self.W, self.sampler.sample, self.sample_size, reduce=reduce, return_samples=return_samples
+        )

@@ -21,7 +21,8 @@ from typing import Any
 
 import numpy
 
-from ... import nn
+from ... import nn, tree
+from .. import configuration
 from ..backend import copyto
 from ..configuration import get_dtype
 from ..serializer import Deserializer
@@ -143,6 +144,27 @@ class BatchRenormalization(BatchNormalization):
     )
     rmax = spec_attribute("rmax", "The bound of the scale correction ``r``.", settable=True)
     dmax = spec_attribute("dmax", "The bound of the shift correction ``d``.", settable=True)
+    _seen_before_recompute = None  # the running statistics F.forget's first run used
+
+    def forward(self, x, **kwargs: Any) -> Variable:
+        """As the batch normalization's; under ``F.forget`` the recomputation uses the running
+        statistics the first computation used (``r`` and ``d`` depend on them), as in Chainer."""
+        config = configuration.config
+        if config.train and config.in_recomputing and self._seen_before_recompute is not None:
+            current = _copied(self.state_tree())
+            self.set_state_tree(self._seen_before_recompute)
+            try:
+                return super().forward(x, **kwargs)
+            finally:
+                self.set_state_tree(current)
+        if config.train and config._will_recompute:
+            self._seen_before_recompute = _copied(self.state_tree())
+        return super().forward(x, **kwargs)
+
+
+def _copied(state: dict) -> dict:
+    """The state tree with its arrays copied."""
+    return tree.map(lambda v: v.copy() if hasattr(v, "copy") else v, state)
 
 
 class DecorrelatedBatchNormalization(_RunningStatistics):

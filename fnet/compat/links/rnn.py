@@ -24,6 +24,8 @@ from typing import Any
 import numpy
 
 from ... import nn
+from ...errors import message
+from .. import functions as _functions
 from ..functions import unwrap, wrap
 from ..link import Chain, ChainList
 from ..variable import Variable
@@ -154,6 +156,20 @@ class LSTM(LSTMBase, _CellAndOutput):
     spec_type = nn.LSTM
     __init__ = spec_constructor(nn.LSTM, *_LSTM_INITIALIZERS)
 
+    def forward(self, x) -> Variable:
+        """One step on ``x``; a batch larger than the state's is a ``TypeError``, as in Chainer."""
+        if self.h is not None and x.shape[0] > self.h.shape[0]:
+            raise TypeError(
+                message(
+                    "LSTM.forward",
+                    f"expected len(x) <= len(h), got {x.shape[0]} > {self.h.shape[0]}",
+                    {"x": unwrap(x), "h": unwrap(self.h)},
+                    "the batch may only shrink from one step to the next (sort sequences by "
+                    "decreasing length), or call reset_state() first",
+                )
+            )
+        return super().forward(x)
+
 
 class StatelessLSTM(LSTMBase):
     """One LSTM step with the state passed in and out, Chainer's ``L.StatelessLSTM(in_size,
@@ -237,6 +253,23 @@ class StatefulZoneoutLSTM(_CellAndOutput):
     __init__ = spec_constructor(nn.StatefulZoneoutLSTM, retired=_RETIRED_TRAIN)
     c_ratio = spec_attribute("c_ratio", "The probability of keeping each element of ``c``.", settable=True)
     h_ratio = spec_attribute("h_ratio", "The probability of keeping each element of ``h``.", settable=True)
+
+    def forward(self, x) -> Variable:
+        """One step on ``x``, made of Chainer's functions as Chainer's link is, so that ``c``
+        and ``h`` come from ``F.zoneout`` (their creators hold the flags it drew)."""
+        if self._pending:
+            self._initialize((x, self._spec.init_state()), {})
+        lstm_in = self.upward(x)
+        if self.h is None:
+            self.h = Variable(self.xp.zeros((x.shape[0], self.state_size), x.dtype))
+        else:
+            lstm_in = lstm_in + self.lateral(self.h)
+        if self.c is None:
+            self.c = Variable(self.xp.zeros((x.shape[0], self.state_size), x.dtype))
+        c_new, h_new = _functions.lstm(self.c, lstm_in)
+        self.c = _functions.zoneout(self.c, c_new, self.c_ratio)
+        self.h = _functions.zoneout(self.h, h_new, self.h_ratio)
+        return self.h
 
 
 # -- NStep stacks ------------------------------------------------------------------------------

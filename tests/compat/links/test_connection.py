@@ -50,6 +50,15 @@ def test_from_params():
     assert embed.ignore_label == -1 and embed.W.shape == (5, 2)
 
 
+def test_embed_id_without_ignore_label_ignores_no_id():
+    """An old pickle's EmbedID lacks the attribute: deleted, it is Chainer's class default None."""
+    embed = L.EmbedID(3, 4, ignore_label=0)
+    del embed.ignore_label
+    assert embed.ignore_label is None
+    y = embed(numpy.arange(2, dtype=numpy.int32))
+    numpy.testing.assert_array_equal(y.array, embed.W.array[:2])
+
+
 def test_convolution_attributes_as_chainer_keeps_them():
     conv = L.Convolution2D(3, 4, 3, stride=2, pad=1)
     assert (conv.ksize, conv.stride, conv.pad, conv.dilate, conv.groups) == (3, (2, 2), (1, 1), (1, 1), 1)
@@ -152,6 +161,19 @@ def test_simplified_dropconnect_takes_train_and_keeps_a_given_mask():
     link(x, mask=mask)
     assert link.mask is mask and "mask" in link._persistent
     assert (link.out_size, link.ratio) == (4, 0.5)
+
+
+@pytest.mark.parametrize("batchwise", [True, False])
+def test_simplified_dropconnect_creator_holds_the_mask_it_used(batchwise):
+    """``y.creator.mask`` (Chainer's tests read it) is the drawn mask that gave ``y``."""
+    link = L.SimplifiedDropconnect(None, 2)
+    x = numpy.random.RandomState(0).randn(4, 3).astype(numpy.float32)
+    y = link(x, train=True, use_batchwise_mask=batchwise)
+    mask = y.creator.mask
+    assert mask.shape == ((4, 2, 3) if batchwise else (2, 3))
+    kept = numpy.broadcast_to(mask, (4, 2, 3)) * link.W.array * 2  # ratio 0.5: kept weights doubled
+    expected = numpy.einsum("nij,nj->ni", kept, x) + link.b.array
+    numpy.testing.assert_allclose(y.array, expected, rtol=1e-5, atol=1e-6)  # float32 sums, reordered
 
 
 def test_prelu_and_swish():

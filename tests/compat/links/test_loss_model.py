@@ -33,6 +33,26 @@ def test_negative_sampling_draws_chainers_samples_from_numpys_seed():
         link(GOLDEN["sampled.x"], GOLDEN["sampled.t"], samples=samples)
 
 
+def test_negative_sampling_calls_the_function_of_chainers_module_at_call_time(monkeypatch):
+    """Chainer's tests patch ``chainer.functions.loss.negative_sampling.negative_sampling`` and
+    count the link's calls of it; the link passes its ``sampler.sample``."""
+    import fnet.compat.functions.loss.negative_sampling as module
+
+    calls = []
+    original = module.negative_sampling
+
+    def spy(*args, **kwargs):
+        calls.append((args, kwargs))
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(module, "negative_sampling", spy)
+    link = L.NegativeSampling(3, [4, 3, 2, 1], 2)
+    link(numpy.ones((2, 3), numpy.float32), numpy.array([0, 1], numpy.int32), reduce="no")
+    ((args, kwargs),) = calls
+    assert args[2] is link.W and args[3] == link.sampler.sample and args[4] == 2
+    assert kwargs == {"reduce": "no", "return_samples": False}
+
+
 def test_black_out_draws_chainers_samples_or_uses_sample_data():
     link = L.BlackOut(3, list(GOLDEN["sampled.counts"]), 2)
     assert numpy.isnan(link.W.array).all()
@@ -66,6 +86,17 @@ def test_hierarchical_softmax_tree():
     assert link.W.shape == (3, 3) and link.W.dtype == numpy.float32
     loss = link(numpy.ones((2, 3), numpy.float32), numpy.array([0, 3], numpy.int32))
     assert loss.shape == () and float(loss.array) > 0
+
+
+def test_hierarchical_softmax_func_holds_chainers_flat_tables():
+    """``link._func`` (read by Chainer's tests) as Chainer 7.8.1 builds it for a tree with a
+    missing word (1): paths, codes (in the link's dtype) and begins."""
+    with chainer.using_config("dtype", numpy.float16):
+        tables = L.BinaryHierarchicalSoftmax(3, ((0, 5), ((2, 3), 4)))._func
+    assert tables.paths.tolist() == [0, 1, 0, 2, 3, 0, 2, 3, 0, 2, 0, 1]
+    assert tables.codes.tolist() == [1, 1, -1, 1, 1, -1, 1, -1, -1, -1, 1, -1]
+    assert tables.codes.dtype == numpy.float16
+    assert tables.begins.tolist() == [0, 2, 2, 5, 8, 10, 12] and tables.parser_size == 4
 
 
 def test_classifier_matches_chainer():

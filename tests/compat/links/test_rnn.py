@@ -70,10 +70,10 @@ def test_lstm_state_reset_and_set():
     assert lstm.c.device == lstm.device
 
 
-def test_a_larger_batch_than_the_state_is_refused():
+def test_a_larger_batch_than_the_state_is_chainers_type_error():
     lstm = L.LSTM(3, 2)
     lstm(ones(2, 3))
-    with pytest.raises(chainer.utils.type_check.InvalidType, match="len\\(x\\) <= len\\(state\\['h'\\]\\)"):
+    with pytest.raises(TypeError, match="LSTM.forward: expected len\\(x\\) <= len\\(h\\), got 3 > 2"):
         lstm(ones(3, 3))
 
 
@@ -127,6 +127,26 @@ def test_zoneout_lstm_draws_from_numpy_and_is_plain_in_test_mode():
     spec = nn.StatefulZoneoutLSTM(3, 2, 0.3, 0.6)
     expected, _ = spec.apply(lstm.params_tree(), ones(4, 3), spec.init_state(), train=False)
     numpy.testing.assert_allclose(y.array, expected, rtol=1e-6)
+
+
+def test_zoneout_lstm_state_is_made_by_zoneout_nodes_with_their_flags():
+    """``c.creator`` and ``h.creator`` are Chainer's Zoneout nodes: each new element is the
+    previous one where ``flag_h`` is set and the LSTM's new value where ``flag_x`` is."""
+    numpy.random.seed(3)
+    lstm = L.StatefulZoneoutLSTM(3, 2, c_ratio=0.5, h_ratio=0.5)
+    x = numpy.random.RandomState(0).randn(4, 3).astype(numpy.float32)
+    lstm(x)
+    c1, h1 = lstm.c.array.copy(), lstm.h.array.copy()
+    h = lstm(x)
+    c_node, h_node = lstm.c.creator, h.creator
+    assert type(c_node).__name__ == "Zoneout" and h is lstm.h
+    c_new, h_new = F.lstm(c1, x @ lstm.upward.W.array.T + lstm.upward.b.array + h1 @ lstm.lateral.W.array.T)
+    for node, before, new, after in (
+        (c_node, c1, c_new.array, lstm.c.array),
+        (h_node, h1, h_new.array, h.array),
+    ):
+        numpy.testing.assert_array_equal(node.flag_h + node.flag_x, numpy.ones((4, 2)))
+        numpy.testing.assert_allclose(after, before * node.flag_h + new * node.flag_x, rtol=1e-6, atol=1e-7)
 
 
 def test_nstep_lstm_interface():
