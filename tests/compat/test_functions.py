@@ -151,7 +151,9 @@ def test_chainers_stride_array_views_the_buffer_under_an_array():
     assert _stride_array(x, (3, 3), (-1, 2), 3).tolist() == [[3, 5, 7], [2, 4, 6], [1, 3, 5]]
     flipped = numpy.arange(12, dtype=numpy.int32).reshape(3, 4)[::-1]
     assert _stride_array(flipped, (12,), (1,), 0).tolist() == list(range(12))  # the buffer's order
-    with pytest.raises(ValueError, match=r"_stride_array: expected the view to stay in the 8 elements of the array.s memory, got elements -1..5"):
+    with pytest.raises(
+        ValueError, match=r"_stride_array: expected the view to stay in the 8 elements.*got elements -1..5"
+    ):
         _stride_array(x, (3, 3), (-1, 2), 1)
     with pytest.raises(ValueError, match=r"got elements 0..8"):
         _stride_array(x, (9,), (1,), 0)
