@@ -280,6 +280,8 @@ class SpecLink(Link):
         if "spec_type" in cls.__dict__:
             _LINK_CLASSES[cls.spec_type] = cls
 
+    _optional_params: tuple = ()  # parameters a link may lack (``b`` with ``nobias``): then None
+
     def __init__(self, spec: Layer, *, _given: tuple | None = None) -> None:
         super().__init__()
         self._spec = spec
@@ -290,6 +292,9 @@ class SpecLink(Link):
             _given = self._draw(spec)
         params, state, redraw = _given
         _install(self, params, state, redraw, self._child_specs())
+        for name in self._optional_params:  # Chainer sets None where a link has no such param
+            if name not in self.__dict__:
+                setattr(self, name, None)
         self._pending = _unsized(self)
 
     # -- construction ---------------------------------------------------------------------

@@ -72,7 +72,7 @@ class SimplifiedDropconnect(SpecLink):
     spec_type = nn.SimplifiedDropconnect
     __init__ = spec_constructor(nn.SimplifiedDropconnect, "initialW", "initial_bias")
     _computes_in_input_dtype = True
-    b = None
+    _optional_params = ("b",)
     out_size = spec_attribute("out_size", "The output size.")
     ratio = spec_attribute("ratio", "The probability of dropping each weight.", settable=True)
 

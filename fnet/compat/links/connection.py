@@ -113,7 +113,7 @@ class Linear(_SizedByAxis1):
     spec_type = nn.Linear
     __init__ = spec_constructor(nn.Linear, "initialW", "initial_bias")
     _computes_in_input_dtype = True
-    b = None
+    _optional_params = ("b",)
     in_size = spec_attribute("in_size", "The input size (None when left to infer).")
     out_size = spec_attribute("out_size", "The output size.")
 
@@ -381,7 +381,7 @@ class _Convolution(_SizedByAxis1):
     """The convolution links: ``W``, and ``b`` (None with ``nobias``)."""
 
     _computes_in_input_dtype = True
-    b = None
+    _optional_params = ("b",)
 
 
 class _Convolution2D(_Convolution):

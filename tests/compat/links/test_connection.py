@@ -327,3 +327,11 @@ def test_initialize_params_sizes_a_lazy_link_as_chainer(make, in_size, shape):
     kept = link.W.array.copy()
     link._initialize_params(in_size)  # already sized: the parameters stay
     numpy.testing.assert_array_equal(link.W.array, kept)
+
+
+def test_a_deleted_bias_is_gone_and_nobias_sets_none_as_chainer():
+    link = L.Linear(2, 3)
+    del link.b  # as Chainer's test of loading without strict does
+    assert not hasattr(link, "b") and [n for n, _ in link.namedparams()] == ["/W"]
+    for made in (L.Linear(2, 3, nobias=True), L.Convolution2D(1, 2, 3, nobias=True)):
+        assert "b" in vars(made) and made.b is None
