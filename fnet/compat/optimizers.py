@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import numbers
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -85,6 +86,7 @@ class _PureRule(UpdateRule):
     _transforms: dict
     _batchable = False  # True for the built-in classes only: subclasses may change how to update
     _static: Any = None  # what the transformation depends on besides the hyperparameter values
+    _switches: frozenset = frozenset()  # the hyperparameters that are switches (a bool default)
 
     def __init_subclass__(cls, pure: Callable[..., optim.Transform] | None = None, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -94,6 +96,8 @@ class _PureRule(UpdateRule):
         fields = [p for p in inspect.signature(pure).parameters.values() if p.kind is p.POSITIONAL_OR_KEYWORD]
         cls._pure = staticmethod(pure)
         cls._names = tuple(p.name for p in fields)
+        # switches (amsgrad, eps_inside_sqrt...): Chainer reads them by truth value, whatever they are
+        cls._switches = frozenset(p.name for p in fields if isinstance(p.default, bool))
         cls._defaults = Hyperparameter()
         for p in fields:
             setattr(cls._defaults, p.name, p.default)
@@ -148,7 +152,16 @@ class _PureRule(UpdateRule):
 
     def _pure_kwargs(self, values: tuple) -> dict:
         """The arguments of the fnet.optim factory for hyperparameter ``values``."""
-        return dict(zip(self._names, values))
+        return self._as_pure_arguments(dict(zip(self._names, values)))
+
+    @classmethod
+    def _as_pure_arguments(cls, hyperparams: dict) -> dict:
+        """``hyperparams`` with each switch given as a number made a bool, as Chainer tests it by
+        truth (``amsgrad=0.1`` is on); a switch of another type (``"yes"``) is left to be refused."""
+        return {
+            k: bool(v) if k in cls._switches and isinstance(v, numbers.Number) else v
+            for k, v in hyperparams.items()
+        }
 
     def _transform(self, values: tuple) -> optim.Transform:
         """The transformation for ``values`` (cached per class: building one costs microseconds)."""
@@ -333,7 +346,9 @@ class _PureGradientMethod(GradientMethod):
 
     def __init__(self, **hyperparams: Any):
         super().__init__()
-        self._rule._pure(**hyperparams)  # checks the values now, with fnet.optim's messages
+        self._rule._pure(
+            **self._rule._as_pure_arguments(hyperparams)
+        )  # checks them now, with fnet.optim's messages
         for name, value in hyperparams.items():
             setattr(self.hyperparam, name, value)
 

@@ -321,3 +321,26 @@ def test_the_module_holds_chainers_optimizers_only():
     }
     assert found == set(module.__all__) - {n for n in module.__all__ if n.endswith("Rule")}
     assert issubclass(module.AdaBound, chainer.GradientMethod)
+
+
+def test_a_switch_given_another_value_counts_by_its_truth_as_in_chainer():
+    # Chainer stores the value and tests it by truth: Adam(amsgrad=0.1) is AMSGrad
+    def run(**hyperparams):
+        link = chainer.Link()
+        with link.init_scope():
+            link.w = chainer.Parameter(numpy.array([1.0, -2.0], numpy.float32))
+        optimizer = chainer.optimizers.Adam(**hyperparams)
+        optimizer.setup(link)
+        for g in ([10.0, 10.0], [0.0, 0.0], [0.0, 0.0]):  # a falling second moment: AMSGrad keeps its max
+            link.w.grad = numpy.array(g, numpy.float32)
+            optimizer.update()
+        return optimizer, link.w.array
+
+    optimizer, truthy = run(amsgrad=0.1)
+    assert optimizer.hyperparam.amsgrad == 0.1
+    _, amsgrad = run(amsgrad=True)
+    _, plain = run(amsgrad=False)
+    numpy.testing.assert_array_equal(truthy, amsgrad)  # the same float32 operations, bit for bit
+    assert not numpy.array_equal(truthy, plain)
+    rms = chainer.optimizers.RMSprop(eps_inside_sqrt=0.1)
+    assert rms.hyperparam.eps_inside_sqrt == 0.1
