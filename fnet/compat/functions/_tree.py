@@ -478,9 +478,7 @@ def _dropconnect_mask(arguments: dict):
     function draws it: one pattern per sample with ``use_batchwise_mask``); all kept in test mode."""
     if arguments["mask"] is not None:
         return unbox_all(arguments["mask"])
-    link = arguments.get("self")  # a call of the link: W and ratio are its own
-    W = unbox_all(arguments["W"] if link is None else arguments["params"]["W"])
-    ratio = arguments["ratio"] if link is None else link.ratio
+    W, ratio = unbox_all(arguments["W"]), arguments["ratio"]
     n = unbox_all(arguments["x"]).shape[0]
     shape = (n, *W.shape) if arguments["use_batchwise_mask"] else W.shape
     if not arguments["train"]:  # nothing dropped
@@ -583,7 +581,6 @@ LINK_NODES = {
     "LocalConvolution2D": "connection.local_convolution_2d.LocalConvolution2DFunction",
     "PReLU": "activation.prelu.PReLUFunction",
     "Swish": "activation.swish.Swish",
-    "SimplifiedDropconnect": "noise.simplified_dropconnect.SimplifiedDropconnect",
     "BatchNormalization": "normalization.batch_normalization.BatchNormalization",
     "LayerNormalization": "normalization.layer_normalization.LayerNormalization",
     "GroupNormalization": "normalization.group_normalization.GroupNormalization",
