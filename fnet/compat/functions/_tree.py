@@ -504,6 +504,14 @@ def _zoneout_flag(take_x: bool):
 
 
 # Attributes of a node that Chainer keeps from its forward, computed from the call's arguments.
+# The noise patterns are drawn again from the call's key, by the pure function's own helper.
+_DERIVED = {
+    "SoftmaxCrossEntropy": {"y": _cached_scores},
+    "SimplifiedDropconnect": {"mask": _dropconnect_mask},
+    "Zoneout": {"flag_x": _zoneout_flag(True), "flag_h": _zoneout_flag(False)},
+}
+
+
 def _stride_array(array, shape, strides, storage_offset):
     """A view of ``shape`` on the memory of ``array``'s base (the array that owns it), strides
     and ``storage_offset`` counted in elements from the start of that memory (Chainer's helper
@@ -533,14 +541,6 @@ def _stride_array(array, shape, strides, storage_offset):
             )
     itemsize = array.itemsize
     return numpy.ndarray(shape, array.dtype, base, offset * itemsize, tuple(s * itemsize for s in strides))
-
-
-# The noise patterns are drawn again from the call's key, by the pure function's own helper.
-_DERIVED = {
-    "SoftmaxCrossEntropy": {"y": _cached_scores},
-    "SimplifiedDropconnect": {"mask": _dropconnect_mask},
-    "Zoneout": {"flag_x": _zoneout_flag(True), "flag_h": _zoneout_flag(False)},
-}
 
 
 # Names Chainer's tests and programs take from a module besides its functions and classes.
