@@ -373,7 +373,7 @@ def fixed_batch_renormalization(x, gamma, beta, mean, var, eps: float = 2e-5):
     array([[3.]], dtype=float32)
     """
     warnings.warn(
-        "fixed_batch_renormalization is deprecated. Use fixed_batch_normalization instead.",
+        "fixed_batch_renormalization is deprecated (as in Chainer); use fixed_batch_normalization instead",
         DeprecationWarning,
         stacklevel=2,
     )

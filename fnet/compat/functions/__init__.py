@@ -19,7 +19,6 @@ from __future__ import annotations
 import functools
 import inspect
 import sys
-import warnings
 
 import numpy
 
@@ -329,28 +328,6 @@ for _name in _pure.__all__:
     else:
         globals()[_name] = _LIFTED[_name]
 del _name, _f
-
-
-# Functions Chainer 7 keeps but deprecates: a call warns (DeprecationWarning), naming the one to use.
-_DEPRECATED = {"fixed_batch_renormalization": "fixed_batch_normalization"}
-
-
-def _deprecated(function, instead: str):
-    @functools.wraps(function)
-    def warning_first(*args, **kwargs):
-        warnings.warn(
-            f"{function.__name__} is deprecated (as in Chainer); use {instead} instead",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return function(*args, **kwargs)
-
-    return warning_first
-
-
-for _name, _instead in _DEPRECATED.items():
-    globals()[_name] = _deprecated(globals()[_name], _instead)
-del _name, _instead
 
 
 def _given_back_unchanged(name: str, unchanged):
