@@ -137,7 +137,8 @@ def layer_of(module: str) -> tuple[int, str]:
     best = None
     for level, packages in enumerate(LAYERS):
         for package in packages:
-            if module == package or module.startswith(package + "."):
+            # the face ``fnet`` holds only fnet/__init__.py, not the packages under it
+            if module == package or (package != "fnet" and module.startswith(package + ".")):
                 if best is None or len(package) > len(best[1]):
                     best = (level, package)
     if best is None:
