@@ -23,6 +23,11 @@ There is a table for each, then each framework's time at default threads
 over its time at 1 thread, with fnet's and fnet.compat's flagged where it is
 more than 10% above.  ``--threads N`` (or ``--threads default``) runs only
 that setting.
+
+``--baseline DIR`` adds fnet and fnet.compat as they stand in another checkout DIR (e.g. a
+``git worktree`` of the commit before a change) to the same interleaved run, each with that
+checkout's own case code, and ends with a table of this checkout's time over the baseline's:
+an A/B comparison of two commits under the same load.
 """
 
 import argparse
@@ -67,6 +72,24 @@ SLOWER_LIMIT = 1.10
 FLAGGED = ("fnet", "compat")
 
 
+# A framework "NAME@base" (with --baseline) is NAME as it stands in the baseline checkout: its
+# case code comes from there too. name -> that checkout's benchmarks folder.
+HOMES: dict = {}
+
+
+def add_baseline(directory):
+    """Add fnet and fnet.compat of the checkout ``directory`` as frameworks "fnet@base" and
+    "compat@base"; return their names."""
+    directory = os.path.abspath(directory)
+    added = []
+    for name in ("fnet", "compat"):
+        label, python, _ = FRAMEWORKS[name]
+        FRAMEWORKS[f"{name}@base"] = (f"{label} (base)", python, [directory])
+        HOMES[f"{name}@base"] = os.path.join(directory, "benchmarks")
+        added.append(f"{name}@base")
+    return added
+
+
 class WorkerError(Exception):
     pass
 
@@ -79,21 +102,29 @@ class Worker:
         self.threads = threads
         label, python, paths = FRAMEWORKS[name]
         self.label = label
+        home = HOMES.get(name, HERE)
         env = worker_env(os.environ, threads)
         env["PYTHONPATH"] = os.pathsep.join(
-            [HERE] + paths + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])
+            [home] + paths + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])
         )
         self.log_path = os.path.join(logdir, f"{name}-{setting_key(threads)}.log")
         self.log = open(self.log_path, "w")
         self.proc = subprocess.Popen(
-            [python, "-u", os.path.join(HERE, "worker.py"), name, "--threads", setting_key(threads)],
+            [
+                python,
+                "-u",
+                os.path.join(home, "worker.py"),
+                name.partition("@")[0],
+                "--threads",
+                setting_key(threads),
+            ],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self.log,
             text=True,
             bufsize=1,
             env=env,
-            cwd=HERE,
+            cwd=home,
         )
         self.replies = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
@@ -273,6 +304,11 @@ def parse_args(argv):
         "so that its spinning BLAS/OpenMP threads go to sleep before the next worker runs "
         "(default 0.3)",
     )
+    ap.add_argument(
+        "--baseline",
+        metavar="DIR",
+        help="also run fnet and fnet.compat of the checkout DIR, interleaved, and compare",
+    )
     ap.add_argument("--json", metavar="PATH", help="also write all timings to PATH as JSON")
     ap.add_argument("-v", "--verbose", action="store_true", help="also print min and spread per measurement")
     args = ap.parse_args(argv)
@@ -295,6 +331,11 @@ def parse_args(argv):
         ap.error(f"--threads must be a number of at least 1 or 'default', got {args.threads!r}")
     args.cases = [c for c in args.cases.split(",") if c]
     args.frameworks = [f for f in args.frameworks.split(",") if f]
+    if args.baseline:
+        if not os.path.isfile(os.path.join(args.baseline, "benchmarks", "worker.py")):
+            ap.error(f"--baseline {args.baseline!r} is not an fnet checkout (no benchmarks/worker.py)")
+        args.frameworks += [f"{n}@base" for n in ("fnet", "compat") if n in args.frameworks]
+        add_baseline(args.baseline)
     for c in args.cases:
         if c not in shared.CASES:
             ap.error(f"unknown case {c!r} (choose from {', '.join(shared.CASES)})")
@@ -304,6 +345,31 @@ def parse_args(argv):
     if args.rounds < 1:
         ap.error("--rounds must be at least 1")
     return args
+
+
+def against_baseline(args, med):
+    """With --baseline: each case's time here over the baseline's, per setting, worst first."""
+    pairs = [n for n in ("fnet", "compat") if f"{n}@base" in args.frameworks]
+    if not pairs:
+        return
+    print()
+    print(f"this checkout over the baseline {args.baseline} (ratio > 1: slower here)")
+    worst = []
+    for threads in args.settings:
+        rows = []
+        for case in args.cases:
+            row = [case]
+            for n in pairs:
+                new, old = med(case, n, threads), med(case, f"{n}@base", threads)
+                row.append(f"{new / old:.3f}" if new and old else "-")
+                if new and old:
+                    worst.append((new / old, case, FRAMEWORKS[n][0], setting_label(threads)))
+            rows.append(row)
+        print(setting_label(threads) + ":")
+        print(table(["case"] + [FRAMEWORKS[n][0] for n in pairs], rows))
+    if worst:
+        ratio, case, label, setting = max(worst)
+        print(f"largest: {case} / {label} / {setting}: {ratio:.3f}")
 
 
 def log(msg):
@@ -482,6 +548,8 @@ def main(argv=None):
         print()
         print(f"{what}: median time per repetition (ratio > 1: fnet is slower)")
         print(table(headers, rows))
+
+    against_baseline(args, med)
 
     flagged = []
     if 1 in args.settings and DEFAULT in args.settings:

@@ -68,3 +68,25 @@ def test_a_quick_run_prints_both_tables_and_the_comparison():
     assert "default threads over 1 thread" in out
     assert "thread pools loaded by each worker" in out
     assert out.count("| per_op ") == 3  # the two tables and the comparison
+
+
+def test_baseline_must_be_a_checkout(run, tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        run.parse_args(["--baseline", str(tmp_path)])
+    assert "is not an fnet checkout" in capsys.readouterr().err
+
+
+def test_a_baseline_run_compares_this_checkout_with_the_other():
+    # this checkout as its own baseline: the A/B machinery end to end, with both workers' results
+    done = subprocess.run(
+        [sys.executable, str(RUN), "--quick", "--frameworks", "fnet", "--cases", "per_op", "--threads", "1"]
+        + ["--rounds", "1", "--batch-time", "0.01", "--warmup", "0.01", "--baseline", str(RUN.parents[1])],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    out = done.stdout
+    assert "fnet (base)" in out
+    assert "this checkout over the baseline" in out
+    assert "largest: per_op / fnet / 1 thread: " in out
