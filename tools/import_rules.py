@@ -36,6 +36,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("fnet.ops",),
     ("fnet.functions", "fnet.initializers", "fnet.testing"),
     ("fnet.nn", "fnet.optim"),
+    ("fnet.serialization",),
     ("fnet.io", "fnet.data"),
     ("fnet.training",),
     ("fnet",),  # the package's face: fnet/__init__.py gathers the layers below

@@ -35,6 +35,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import InvalidInputError
+from ..serialization import Serializer
 from .extension import PRIORITY_READER
 from .reporter import Reporter
 from .triggers.interval import get_trigger
@@ -271,8 +272,6 @@ class Trainer:
         """Save or load the training state: ``updater/``, ``stop_trigger/``,
         ``extensions/<name>/``, ``extension_triggers/<name>/`` (for the objects that have
         ``serialize``) and ``_snapshot_elapsed_time``."""
-        from ..compat.serializer import Serializer
-
         self.updater.serialize(serializer["updater"])
         if hasattr(self.stop_trigger, "serialize"):
             self.stop_trigger.serialize(serializer["stop_trigger"])

@@ -15,15 +15,19 @@ from typing import Any, BinaryIO
 
 import numpy
 
-from ...errors import CheckpointError, message
+from ...errors import CheckpointError, ShapeError, message
 from ...io.atomic import atomic_write
-from ..serializer import Deserializer, Serializer
-from ._common import HDF5ShapeError, host_value, missing_entry, restore
+from ...serialization import Deserializer, Serializer, host_value, missing_entry, restore
 
 __all__ = ["HDF5Serializer", "HDF5Deserializer", "save_hdf5", "load_hdf5"]
 
 
 _available = importlib.util.find_spec("h5py") is not None  # Chainer's flag (h5py installed)
+
+
+class HDF5ShapeError(ShapeError, TypeError):
+    """A saved array of another shape than its target in ``load_hdf5``: a ShapeError that is
+    also the TypeError Chainer's HDF5 loader (h5py's ``read_direct``) raises."""
 
 
 def _h5py(op: str):

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy
 
+from ...serialization import Deserializer
 from ..extension import Extension
 
 _Schedule = Callable[[int], float]
@@ -80,8 +81,6 @@ class Shift(Extension):
 
     def serialize(self, serializer) -> None:
         """Save or load the state; once loaded, the optimizer in use gets the value of that state."""
-        from ...compat.serializer import Deserializer
-
         self._serialize_state(serializer)
         optimizer = self._optimizer or self._optimizer_in_use
         if isinstance(serializer, Deserializer) and optimizer is not None:

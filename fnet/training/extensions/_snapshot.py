@@ -1,17 +1,17 @@
 """``snapshot`` and ``snapshot_object``: extensions that save the trainer (or any object) to files.
 
-The object is serialized with Chainer's serializer protocol into a dict of arrays, which a
-snapshot writer (``snapshot_writers``) then saves, by default with ``save_npz`` in the trainer's
-output directory. Files are written atomically, so an interrupted write keeps the previous
-snapshot. ``autoload=True`` loads the newest matching snapshot that can be read before training
-starts (the way to resume), and ``n_retains=N`` keeps only the ``N`` newest ones.
+The object is serialized with the serializer protocol (``fnet.serialization``) into a dict of
+arrays, which a snapshot writer (``snapshot_writers``) then saves, by default with
+``fnet.io.save_object`` (npz in Chainer's layout) in the trainer's output directory. Files are
+written atomically, so an interrupted write keeps the previous snapshot. ``autoload=True``
+loads the newest matching snapshot that can be read before training starts (the way to
+resume), and ``n_retains=N`` keeps only the ``N`` newest ones.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import sys
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -19,6 +19,9 @@ from typing import Any
 import numpy
 
 from ...errors import CheckpointError
+from ...io.objects import load_object
+from ...serialization import serialize
+from .. import modes
 from ..extension import Extension
 from . import snapshot_writers
 
@@ -59,14 +62,12 @@ def _load_newest_intact(fmt: str, outdir: str, target: Any) -> str | None:
     read, the newest one's error is raised. Errors of another kind (a snapshot that does not fit
     the target) are raised at once.
     """
-    from ...compat.serializers import load_npz
-
     names = _snapshots_newest_first(fmt, outdir)
     first_error = None
     for i, name in enumerate(names):
         path = os.path.join(outdir, name)
         try:
-            load_npz(path, target)
+            load_object(path, target)
         except CheckpointError as error:
             first_error = first_error or error
             problem = str(error).splitlines()[0]  # names the file and what is wrong with it
@@ -87,11 +88,6 @@ def _stale_snapshots(fmt: str, path: str, n_retains: int) -> list[str]:
     """The names of the files matching ``fmt`` in ``path`` beyond the ``n_retains`` newest."""
     files = _snapshot_files(fmt, path)
     return [name for _, name in files[: max(len(files) - n_retains, 0)]]
-
-
-def _is_debug() -> bool:
-    compat = sys.modules.get("fnet.compat")  # debug mode is a setting of the Chainer layer
-    return compat is not None and compat.is_debug()
 
 
 def _always_true() -> bool:
@@ -154,7 +150,7 @@ class _Snapshot(Extension):
             path = _load_newest_intact(
                 self.filename, outdir, trainer if self._target is None else self._target
             )
-            if _is_debug():  # Chainer prints this in debug mode; here it is a log record
+            if modes.is_debug():  # Chainer prints this in debug mode; here it is a log record
                 if path is None:
                     _log.info("No snapshot file that matches %s was found", self.filename)
                 else:
@@ -183,13 +179,10 @@ class _Snapshot(Extension):
             self._make_snapshot(trainer)
 
     def _make_snapshot(self, trainer) -> None:
-        from ...compat.serializers import DictionarySerializer
-
-        serializer = DictionarySerializer()
-        serializer.save(trainer if self._target is None else self._target)
         # copies, so that a writer working in the background saves the values of this moment
         # even though the training goes on updating the arrays in place
-        serialized = {key: numpy.array(value, copy=True) for key, value in serializer.target.items()}
+        saved = serialize(trainer if self._target is None else self._target)
+        serialized = {key: numpy.array(value, copy=True) for key, value in saved.items()}
         filename = self.filename(trainer) if callable(self.filename) else self.filename.format(trainer)
         self.writer(filename, trainer.out, serialized)
 
@@ -215,8 +208,9 @@ def snapshot(
     default (priority -100).
 
     Args:
-        savefun: ``savefun(path, serialized)``, the function that writes a file; Chainer's
-            ``serializers.save_npz`` when None. Not together with ``writer``.
+        savefun: ``savefun(path, serialized)``, the function that writes a file;
+            ``fnet.io.save_object`` (Chainer's ``serializers.save_npz``) when None. Not together
+            with ``writer``.
         filename: the file name, formatted with the trainer (``'{.updater.iteration}'`` gives the
             iteration), or a callable ``filename(trainer) -> str``.
         target: the object to save (anything with ``serialize``); the trainer when None.
@@ -227,8 +221,9 @@ def snapshot(
         n_retains: keep only this many of the newest matching files (all when not positive).
         autoload: before training, load the newest file matching ``filename`` (found by the
             prefix and suffix around its ``{...}`` fields, newest by modification time) into
-            the target; it must have been written by ``save_npz``. A snapshot that cannot be
-            read (damaged, cut short) is skipped with a warning, for the newest intact one.
+            the target; it must have been written by ``save_object`` (``save_npz``). A snapshot
+            that cannot be read (damaged, cut short) is skipped with a warning, for the newest
+            intact one.
 
     ``num_retain`` is accepted as the deprecated name of ``n_retains``.
 

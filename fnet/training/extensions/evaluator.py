@@ -5,8 +5,9 @@ converts training batches) and passed to the evaluation function, the target by 
 values it reports are averaged over the batches and reported under the extension's name: a
 ``Classifier`` registered as ``'main'`` reporting ``loss`` gives ``'validation/main/loss'``.
 
-For Chainer links, ``chainer.config.train`` is False during the evaluation and no graph is
-recorded (``no_backprop_mode``). For pure models, pass an ``eval_func`` that computes with the
+No graph is recorded during the evaluation (``no_grad``), and every evaluation mode registered
+in ``fnet.training.modes`` is on: for Chainer links, ``chainer.config.train`` is False. For pure
+models, pass an ``eval_func`` that computes with the
 current params; it may report with ``fnet.training.report(values, target)``, or return a dict
 of values, which is reported as the target's (so ``{'loss': ...}`` gives
 ``'validation/main/loss'``).
@@ -19,9 +20,7 @@ batches reported nothing under any target (values reported without an observer, 
 
 from __future__ import annotations
 
-import contextlib
 import copy
-import sys
 import time
 import warnings
 from collections.abc import Callable
@@ -29,29 +28,13 @@ from collections.abc import Callable
 from ... import backend
 from ...autodiff.tracer import no_grad
 from ...data import convert
+from .. import modes
 from .. import reporter as _reporter
 from ..extension import PRIORITY_WRITER, Extension
 from ..reporter import ObserverError, _describe_observer
 from ._util import TerminalBar
 
 __all__ = ["Evaluator"]
-
-
-def _compat():
-    """The Chainer layer when it is in use (its settings only matter to code that imported it)."""
-    return sys.modules.get("fnet.compat")
-
-
-def _training_off():
-    """``chainer.config.train = False`` within the block, when the Chainer layer is in use."""
-    compat = _compat()
-    return compat.using_config("train", False) if compat is not None else contextlib.nullcontext()
-
-
-def _nothing_recorded():
-    """No graph recorded within the block: ``no_backprop_mode`` for Chainer code, ``no_grad``."""
-    compat = _compat()
-    return compat.no_backprop_mode() if compat is not None else no_grad()
 
 
 class Evaluator(Extension):
@@ -156,7 +139,7 @@ class Evaluator(Extension):
                 reporter.add_observers(prefix + name, target.namedlinks(skipself=True))
         self._expected_prefixes = tuple(prefix + name + "/" for name in self._targets)
         try:
-            with reporter, _training_off():
+            with reporter, modes.evaluation_mode():
                 result = self.evaluate()
         finally:
             self._expected_prefixes = None
@@ -191,7 +174,7 @@ class Evaluator(Extension):
             observation: dict = {}
             with _reporter.report_scope(observation):
                 in_arrays = convert._call_converter(self.converter, batch, self.device)
-                with _nothing_recorded():
+                with no_grad():
                     if isinstance(in_arrays, tuple):
                         returned = eval_func(*in_arrays)
                     elif isinstance(in_arrays, dict):

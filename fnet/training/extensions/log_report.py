@@ -20,6 +20,7 @@ import warnings
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from ...serialization import Serializer
 from .. import reporter as _reporter
 from ..extension import Extension
 from ..triggers.interval import get_trigger
@@ -129,8 +130,6 @@ class LogReport(Extension):
     def serialize(self, serializer) -> None:
         """Save or load the trigger (``_trigger/``), the pending sums (``_summary/``) and the log,
         as JSON text (``_log``)."""
-        from ...compat.serializer import Serializer
-
         if hasattr(self._trigger, "serialize"):
             self._trigger.serialize(serializer["_trigger"])
         try:

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy
 
+from ...serialization import Serializer
 from .. import reporter as _reporter
 from ..extension import Extension
 from ..triggers.interval import get_trigger
@@ -102,8 +103,6 @@ class PlotReport(Extension):
 
     def serialize(self, serializer) -> None:
         """Save or load the plotted points, as JSON text under ``_plot_<filename>``."""
-        from ...compat.serializer import Serializer
-
         key = f"_plot_{self._file_name}"
         if isinstance(serializer, Serializer):
             serializer(key, json.dumps(self._data))

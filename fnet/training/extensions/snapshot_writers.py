@@ -10,7 +10,8 @@ middle of a write therefore leaves the previous file whole; the folder a killed 
 ``SimpleWriter`` writes in the calling thread; ``ThreadWriter`` and ``ProcessWriter`` start one
 thread or process per snapshot (waiting for the previous one first); ``ThreadQueueWriter`` and
 ``ProcessQueueWriter`` hand the snapshots to one long-lived consumer through a queue. The save
-function is ``fnet.compat.serializers.save_npz`` unless ``savefun`` is given.
+function is ``fnet.io.save_object`` (Chainer's ``serializers.save_npz``) unless ``savefun`` is
+given.
 
 >>> import os, tempfile, numpy
 >>> out = tempfile.mkdtemp()
@@ -30,6 +31,7 @@ from collections.abc import Callable
 from typing import Any, NoReturn
 
 from ...io.atomic import DIRECTORY_LOCK, fsync_directory, temp_directory
+from ...io.objects import save_object
 
 _log = logging.getLogger(__name__)
 
@@ -48,13 +50,6 @@ __all__ = [
 _SaveFun = Callable[..., Any]
 
 
-def _default_savefun() -> _SaveFun:
-    """Chainer's default: ``serializers.save_npz`` (imported when first needed)."""
-    from ...compat.serializers import save_npz
-
-    return save_npz
-
-
 def write_atomically(filename: str, outdir: str, target: Any, savefun: _SaveFun | None, **kwds: Any) -> None:
     """Write ``target`` to ``outdir/filename`` with ``savefun(path, target, **kwds)``, atomically.
 
@@ -65,7 +60,7 @@ def write_atomically(filename: str, outdir: str, target: Any, savefun: _SaveFun 
     writes left in that directory (``.tmpFILENAME.<16 hex digits>``, owned by no live process)
     are removed first.
     """
-    savefun = _default_savefun() if savefun is None else savefun
+    savefun = save_object if savefun is None else savefun
     path = os.path.join(outdir, filename)
     directory, name = os.path.split(os.path.abspath(path))
     with temp_directory(path) as tmpdir:

@@ -56,6 +56,7 @@ from ...data import convert
 from ...errors import InvalidInputError, aval, message
 from ...optim.step import _declared_keywords
 from ...optim.transform import Transform
+from ...serialization import Deserializer
 from ..reporter import report
 from .updater import _IteratingUpdater, _UnknownNameError
 
@@ -176,8 +177,6 @@ class FunctionalUpdater(_IteratingUpdater):
         ``fnet.io``: ``params/l1/W``), ``iteration``, and the base random ``key`` when the
         updater has one. Loading needs trees of the saved structure (the updater is built as it
         was): the loaded values replace the trees."""
-        from ...compat.serializer import Deserializer
-
         loading = isinstance(serializer, Deserializer)
         self._serialize_iterators(serializer)
         self.params = _serialize_tree(serializer["params"], self.params, loading)

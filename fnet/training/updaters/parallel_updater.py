@@ -8,15 +8,28 @@ several ``'@numpy'`` devices give the same update as one model fed every part in
 
 from __future__ import annotations
 
+import contextlib
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from ... import backend
+from ...autodiff.tracer import restore_grad_enabled, set_grad_enabled
 from ...data import convert
 from .standard_updater import StandardUpdater
 from .updater import _arguments, _UnknownNameError
 
 __all__ = ["ParallelUpdater"]
+
+
+@contextlib.contextmanager
+def _recording() -> Iterator[None]:
+    """Within the block, operations are recorded even inside ``no_grad()`` (Chainer's
+    ``force_backprop_mode``: the losses must be differentiable)."""
+    token = set_grad_enabled(True)
+    try:
+        yield
+    finally:
+        restore_grad_enabled(token)
 
 
 class ParallelUpdater(StandardUpdater):
@@ -94,8 +107,6 @@ class ParallelUpdater(StandardUpdater):
     def update_core(self) -> None:
         """Split the batch over the models, sum their gradients into the main model, update it and
         copy its parameters to the others."""
-        from ...compat.variable import force_backprop_mode
-
         optimizer = self.get_optimizer("main")
         main = optimizer.target
         others = [model for model in self._models.values() if model is not main]
@@ -112,7 +123,7 @@ class ParallelUpdater(StandardUpdater):
         for name, model in self._models.items():
             args, kwargs = _arguments(parts[name])
             loss_func = self.loss_func or model
-            with force_backprop_mode(), backend.using_device(self._devices[name]):
+            with _recording(), backend.using_device(self._devices[name]):
                 losses.append(loss_func(*args, **kwargs))
         for model in self._models.values():
             model.cleargrads()

@@ -1,17 +1,18 @@
-"""``chainer.training.extensions``: the trainer extensions of ``fnet.training.extensions``.
+"""``chainer.training.extensions``: the trainer extensions of ``fnet.training.extensions``, and the
+two that work on the Chainer layer's Variables (``DumpGraph``, ``unchain_variables``).
 
 Chainer's submodules (``chainer.training.extensions.snapshot_writers``, ``.log_report``...) are
 the modules of ``fnet.training.extensions`` under those names too, so that importing them by
-their Chainer paths gives the same classes.
+their Chainer paths gives the same classes; ``computational_graph`` and ``variable_unchain`` are
+modules of this package.
 """
 
 import importlib
 import pkgutil
 import sys
 
-from ...training import extensions as _extensions
-from ...training.extensions import (
-    DumpGraph,
+from ....training import extensions as _extensions
+from ....training.extensions import (
     Evaluator,
     ExponentialShift,
     FailOnNonNumber,
@@ -28,15 +29,17 @@ from ...training.extensions import (
     StepShift,
     VariableStatisticsPlot,
     WarmupShift,
-    dump_graph,
     observe_lr,
     observe_value,
     snapshot,
     snapshot_object,
     snapshot_writers,
-    unchain_variables,
 )
-from ...training.extensions import _snapshot as _core_snapshot  # (_snapshot: the Chainer module)
+from ....training.extensions import _snapshot as _core_snapshot  # (_snapshot: the Chainer module)
+from .computational_graph import DumpGraph
+from .variable_unchain import unchain_variables
+
+dump_graph = DumpGraph  # the name of DumpGraph before Chainer v7, still accepted
 
 _CHAINER_OWN = {"_snapshot"}  # modules whose Chainer names differ: declared in fnet.compat._tree
 

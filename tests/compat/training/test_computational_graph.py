@@ -10,8 +10,8 @@ import pytest
 import fnet.compat as chainer
 from fnet.compat import links as L
 from fnet.compat.serializers import DictionarySerializer, NpzDeserializer
-from fnet.training.extensions import DumpGraph, dump_graph
-from fnet.training.extensions import computational_graph as module
+from fnet.compat.training.extensions import DumpGraph, dump_graph
+from fnet.compat.training.extensions import computational_graph as module
 
 
 def _loss_step(trainer, model):

@@ -1,4 +1,5 @@
-"""``unchain_variables``: cut the graphs of the reported variables after the other extensions ran.
+"""``chainer.training.extensions.variable_unchain``: ``unchain_variables`` cuts the graphs of the
+reported variables after the other extensions ran.
 
 When ``chainer.config.keep_graph_on_report`` is on, reported Variables keep their graphs (so
 that, e.g., ``DumpGraph`` can draw them); this extension, run last (priority 0), cuts them at
@@ -7,15 +8,11 @@ the iterations where the flag was on, so the graphs do not pile up in memory.
 
 from __future__ import annotations
 
-from ..extension import Extension
+from ....training.extension import Extension
+from ...configuration import config
+from ...variable import Variable
 
 __all__ = ["unchain_variables"]
-
-
-def _config():
-    from ...compat import config  # the flag and the Variables belong to the Chainer layer
-
-    return config
 
 
 class unchain_variables(Extension):  # a class with a function-like name, as in Chainer
@@ -29,18 +26,16 @@ class unchain_variables(Extension):  # a class with a function-like name, as in 
 
     def initialize(self, trainer) -> None:
         """Remember the flag as it is before training."""
-        self._prev_flag = _config().keep_graph_on_report
+        self._prev_flag = config.keep_graph_on_report
 
     def trigger(self, trainer) -> bool:
         """Whether the flag was on at the previous check (and remember it as it is now)."""
         flag = self._prev_flag
-        self._prev_flag = _config().keep_graph_on_report
+        self._prev_flag = config.keep_graph_on_report
         return bool(flag)
 
     def __call__(self, trainer) -> None:
         """Cut the graph of every Variable in the observation."""
-        from ...compat.variable import Variable
-
         for value in trainer.observation.values():
             if isinstance(value, Variable):
                 value.unchain_backward()

@@ -1,4 +1,5 @@
-"""``DumpGraph``: write the computational graph of a reported Variable as a Graphviz dot file.
+"""``chainer.training.extensions.computational_graph``: ``DumpGraph`` writes the computational
+graph of a reported Variable as a Graphviz dot file.
 
 The graph is drawn at the first iteration from the reported variable named ``root_name`` (the
 loss, typically ``'main/loss'``). Reported Variables normally keep no graph, so the extension
@@ -13,8 +14,11 @@ import shutil
 import subprocess
 from typing import Any
 
-from ..extension import Extension
-from .snapshot_writers import write_atomically
+from ....training.extension import Extension
+from ....training.extensions.snapshot_writers import write_atomically
+from ...computational_graph import build_computational_graph
+from ...configuration import config
+from ...variable import Variable
 
 __all__ = ["DumpGraph", "is_graphviz_available"]
 
@@ -41,12 +45,6 @@ def is_graphviz_available() -> bool:
 def _write_text(path: str, text: str) -> None:
     with open(path, "w") as f:
         f.write(text)
-
-
-def _config():
-    from ...compat import config  # the flag and the graphs belong to the Chainer layer
-
-    return config
 
 
 class DumpGraph(Extension):
@@ -90,7 +88,6 @@ class DumpGraph(Extension):
     def initialize(self, trainer) -> None:
         """Turn ``keep_graph_on_report`` on (unless the graph was already written)."""
         if not self._flag_called:
-            config = _config()
             self._original_flag = config.keep_graph_on_report
             config.keep_graph_on_report = True
             self._flag_set = True
@@ -104,9 +101,6 @@ class DumpGraph(Extension):
 
     def __call__(self, trainer) -> None:
         """Write the graph (and its PNG image with Graphviz), then restore the flag."""
-        from ...compat.computational_graph import build_computational_graph
-        from ...compat.variable import Variable
-
         try:
             var = trainer.observation.get(self._root_name)
             if not isinstance(var, Variable):
@@ -128,7 +122,7 @@ class DumpGraph(Extension):
             self._restore_flag()
 
     def _restore_flag(self) -> None:
-        _config().keep_graph_on_report = self._original_flag
+        config.keep_graph_on_report = self._original_flag
         self._flag_set = False
 
     def serialize(self, serializer) -> None:

@@ -6,7 +6,7 @@ import numpy
 
 import fnet.compat as chainer
 from fnet.compat import functions as F
-from fnet.training.extensions import unchain_variables
+from fnet.compat.training.extensions import unchain_variables
 
 
 def test_variables_are_unchained_after_iterations_with_the_flag(make_trainer):
