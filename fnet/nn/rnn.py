@@ -23,7 +23,7 @@ from .. import functions as F
 from ..autodiff.tracer import shape_of as _shape
 from ..autodiff.tracer import unbox_all
 from ..errors import InvalidInputError, ShapeError, message
-from .layer import Layer
+from .layer import Layer, lazy_field
 from .linear import Linear
 from .normalization import _check_state, _require_example
 
@@ -93,7 +93,7 @@ class _LSTMBase(Layer):
     (1) for the forget gate f, each drawn with Chainer's shape ``(1, out_size, 1)``.
     """
 
-    in_size: int | None
+    in_size: int | None = lazy_field()  # sizes the children's W
     out_size: int
     lateral_init: object = None
     upward_init: object = None
@@ -113,8 +113,8 @@ class _LSTMBase(Layer):
             in_size, out_size = None, in_size
         self.__attrs_init__(in_size, out_size, lateral_init, upward_init, bias_init, forget_bias_init)
 
-    @property
-    def _links(self) -> dict[str, Linear]:
+    def sublayers(self) -> dict[str, Linear]:
+        """The Linear children, by name."""
         return _lstm_links(self.in_size, self.out_size)
 
     def init(self, key, x=None) -> dict:
@@ -164,7 +164,7 @@ class StatelessLSTM(_LSTMBase):
 
     def apply(self, params, c, h, x) -> tuple:
         """``(c, h)`` after one step on ``x`` from the state ``(c, h)`` (None: zeros)."""
-        link = _caller(self._links, params)
+        link = _caller(self.sublayers(), params)
         lstm_in = link("upward", x)
         if h is not None:
             lstm_in = ops.add(lstm_in, link("lateral", h))
@@ -204,7 +204,7 @@ class LSTM(_LSTMBase):
         _check_state(fn, state, ("c", "h"))
         c, h = state["c"], state["h"]
         batch = _shape(x)[0]
-        link = _caller(self._links, params)
+        link = _caller(self.sublayers(), params)
         lstm_in = link("upward", x)
         h_rest = None
         if h is not None:
@@ -243,7 +243,7 @@ class _GRUBase(Layer):
     out_size``, weights from ``inner_init``), biases from ``bias_init``. The constructor's
     ``init`` argument is kept in the field ``input_init`` (``init`` is the method)."""
 
-    in_size: int | None
+    in_size: int | None = lazy_field()  # sizes the children's W
     out_size: int
     input_init: object = None
     inner_init: object = None
@@ -252,8 +252,9 @@ class _GRUBase(Layer):
     def __init__(self, in_size: int | None, out_size: int, init=None, inner_init=None, bias_init=None):
         self.__attrs_init__(in_size, out_size, init, inner_init, bias_init)
 
-    @property
-    def _links(self) -> dict[str, Linear]:
+    def sublayers(self) -> dict[str, Linear]:
+        """The Linear children, by name."""
+
         def linear(in_size, initialW):
             return Linear(in_size, self.out_size, initialW=initialW, initial_bias=self.bias_init)
 
@@ -269,7 +270,7 @@ class _GRUBase(Layer):
 
     def init(self, key, x=None) -> dict:
         """The six ``Linear`` children's params; ``x`` sizes a lazy ``in_size``."""
-        return _init_children(key, self._links, x)
+        return _init_children(key, self.sublayers(), x)
 
 
 @attrs.frozen(init=False)
@@ -289,7 +290,7 @@ class StatelessGRU(_GRUBase):
 
     def apply(self, params, h, x):
         """The next state from ``h`` and the input ``x``."""
-        link = _caller(self._links, params)
+        link = _caller(self.sublayers(), params)
         r = F.sigmoid(ops.add(link("W_r", x), link("U_r", h)))
         z = F.sigmoid(ops.add(link("W_z", x), link("U_z", h)))
         h_bar = F.tanh(ops.add(link("W", x), link("U", ops.multiply(r, h))))
@@ -328,7 +329,7 @@ class StatefulGRU(_GRUBase):
         fn = f"{type(self).__name__}.apply"
         _check_state(fn, state, ("h",), _STATELESS_GRU_HINT)
         h = state["h"]
-        link = _caller(self._links, params)
+        link = _caller(self.sublayers(), params)
         z, h_bar = link("W_z", x), link("W", x)
         if h is not None:
             r = F.sigmoid(ops.add(link("W_r", x), link("U_r", h)))
@@ -361,17 +362,17 @@ class _MGUBase(Layer):
     in_size: int
     out_size: int
 
-    @property
-    def _links(self) -> dict[str, Linear]:
+    def sublayers(self) -> dict[str, Linear]:
+        """The Linear children, by name."""
         return {name: Linear(self.in_size + self.out_size, self.out_size) for name in ("W_f", "W_h")}
 
     def init(self, key) -> dict:
         """``W_f`` and ``W_h`` (each ``W``, ``b``)."""
-        return _init_children(key, self._links)
+        return _init_children(key, self.sublayers())
 
     def _step(self, params, h, x):
         """``f = sigmoid(W_f [h, x])``, ``h_bar = tanh(W_h [f * h, x])``, ``f * h_bar + (1 - f) * h``."""
-        link = _caller(self._links, params)
+        link = _caller(self.sublayers(), params)
         f = F.sigmoid(link("W_f", F.concat([h, x])))
         h_bar = F.tanh(link("W_h", F.concat([ops.multiply(f, h), x])))
         return F.linear_interpolate(f, h_bar, h)
@@ -455,13 +456,13 @@ class StatefulZoneoutLSTM(Layer):
     h_ratio: float = 0.5
     stateful = True
 
-    @property
-    def _links(self) -> dict[str, Linear]:
+    def sublayers(self) -> dict[str, Linear]:
+        """The Linear children, by name."""
         return _lstm_links(self.in_size, self.out_size)
 
     def init(self, key) -> dict:
         """``upward`` (``W``, ``b``) and ``lateral`` (``W``)."""
-        return _init_children(key, self._links)
+        return _init_children(key, self.sublayers())
 
     def init_state(self) -> dict:
         """The empty state ``{"c": None, "h": None}`` (Chainer's ``reset_state``)."""
@@ -479,7 +480,7 @@ class StatefulZoneoutLSTM(Layer):
                     hint="pass key=fnet.random.key(seed) (a fresh one per step), or train=False",
                 )
             )
-        link = _caller(self._links, params)
+        link = _caller(self.sublayers(), params)
         c, h = state["c"], state["h"]
         lstm_in = link("upward", x)
         if h is None:
