@@ -34,6 +34,7 @@ __all__ = [
     "StatelessGRU",
     "StatefulGRU",
     "StatefulZoneoutLSTM",
+    "StatefulPeepholeLSTM",
     "StatelessMGU",
     "StatefulMGU",
     "NStepLSTM",
@@ -230,6 +231,65 @@ class LSTM(_LSTMBase):
         else:
             h = h_rest if batch == 0 else F.concat([y, h_rest], axis=0)
         return y, {"c": c, "h": h}
+
+
+@attrs.frozen(init=False)
+class StatefulPeepholeLSTM(Layer):
+    """LSTM with peephole connections, Chainer's ``L.StatefulPeepholeLSTM(in_size, out_size)``,
+    its state ``{"c", "h"}`` explicit: children ``upward`` (``Linear(in_size, 4 * out_size)``),
+    ``lateral`` (``Linear(out_size, 4 * out_size)``, no bias) and ``peep_i``, ``peep_f``,
+    ``peep_o`` (``Linear(out_size, out_size)``, no bias).
+
+    ``apply(params, x, state, *, train=True) -> (h, state)``: with the gate inputs ``a, i, f,
+    o`` of ``upward(x) + lateral(h)`` (interleaved per unit, as ``F.lstm`` reads them), ``c' =
+    tanh(a) * sigmoid(i + peep_i(c)) + sigmoid(f + peep_f(c)) * c`` and ``h' = sigmoid(o +
+    peep_o(c')) * tanh(c')``; from ``init_state()`` there is no lateral term and ``c`` starts
+    at zeros. ``train`` has no effect.
+
+    >>> import numpy, fnet
+    >>> lstm = StatefulPeepholeLSTM(3, 2)
+    >>> params, state = lstm.init(fnet.random.key(0)), lstm.init_state()
+    >>> h, state = lstm(params, numpy.ones((4, 3), numpy.float32), state)
+    >>> h.shape, state["c"].shape
+    ((4, 2), (4, 2))
+    """
+
+    in_size: int | None = lazy_field()  # sizes upward
+    out_size: int
+    stateful = True
+
+    def __init__(self, in_size: int | None, out_size: int):
+        self.__attrs_init__(in_size, out_size)
+
+    def sublayers(self) -> dict[str, Linear]:
+        """The Linear children, by name."""
+        n = self.out_size
+        peep = {name: Linear(n, n, nobias=True) for name in ("peep_i", "peep_f", "peep_o")}
+        return {"upward": Linear(self.in_size, 4 * n), "lateral": Linear(n, 4 * n, nobias=True), **peep}
+
+    def init(self, key, x=None) -> dict:
+        """The children's params; ``x`` (an example input) sizes a lazy ``in_size``."""
+        return _init_children(key, self.sublayers(), x)
+
+    def init_state(self) -> dict:
+        """The empty state ``{"c": None, "h": None}`` (Chainer's ``reset_state``)."""
+        return {"c": None, "h": None}
+
+    def apply(self, params, x, state, *, train: bool = True) -> tuple:
+        """``(h, state)`` after one step on ``x`` ``(batch, in_size)``."""
+        _check_state(f"{type(self).__name__}.apply", state, ("c", "h"))
+        link = _caller(self.sublayers(), params)
+        gates = link("upward", x)
+        if state["h"] is not None:
+            gates = ops.add(gates, link("lateral", state["h"]))
+        c = _zeros(x, self.out_size) if state["c"] is None else state["c"]
+        rows, width = _shape(gates)
+        a, i, f, o = F.separate(F.reshape(gates, (rows, width // 4, 4)), axis=2)
+        input_gate = F.sigmoid(ops.add(i, link("peep_i", c)))
+        forget_gate = F.sigmoid(ops.add(f, link("peep_f", c)))
+        c = ops.add(ops.multiply(F.tanh(a), input_gate), ops.multiply(forget_gate, c))
+        h = ops.multiply(F.sigmoid(ops.add(o, link("peep_o", c))), F.tanh(c))
+        return h, {"c": c, "h": h}
 
 
 # -- GRU ---------------------------------------------------------------------------------------
