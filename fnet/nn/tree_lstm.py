@@ -39,7 +39,7 @@ def _split(fn: str, params, cshsx: tuple, n_children: int) -> tuple[tuple, tuple
             raise InvalidInputError(
                 message(
                     fn,
-                    "expected x or the state of a child, got only None (all inputs cs, hs, x are None)",
+                    "expected x or the state of a child, got None for all: All inputs (cs, hs, x) are None",
                     hint="the cell needs x or a child's c or h to know the batch size",
                 )
             )

@@ -90,7 +90,7 @@ def test_child_sum_tree_lstm_errors_name_the_arguments():
     params = cell.init(KEY)
     with pytest.raises(errors.InvalidInputError, match="odd number of inputs"):
         cell(params, numpy.zeros((1, 2), numpy.float32), numpy.zeros((1, 3), numpy.float32))
-    with pytest.raises(errors.InvalidInputError, match="all inputs cs, hs, x are None"):
+    with pytest.raises(errors.InvalidInputError, match=r"All inputs \(cs, hs, x\) are None"):
         cell(params, None, None, None)
 
 

@@ -351,8 +351,12 @@ class SpecLink(Link):
             self._initialize(args, kwargs)
         params = self._traced_params()
         if self._computes_in_input_dtype and args:
-            params = _floats_in_dtype(params, getattr(unbox_all(unwrap(args[0])), "dtype", None))
+            params = _floats_in_dtype(params, self._input_dtype(args))
         return _lifted(type(self._spec), method)(self._spec, params, *args, **kwargs)
+
+    def _input_dtype(self, args: tuple):
+        """The dtype a link that computes in its input's dtype computes in: the first input's."""
+        return getattr(unbox_all(unwrap(args[0])), "dtype", None)
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         """The spec's computation on the inputs (Variables or arrays); Variables come back.
