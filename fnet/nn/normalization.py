@@ -162,7 +162,7 @@ class BatchNormalization(Layer):
             raise InvalidInputError(
                 message(
                     "BatchNormalization",
-                    "expected size or axis, got neither",
+                    "expected size or axis (size or axis is required), got neither",
                     hint="give size (the number of channels) or the axes to normalize over",
                 )
             )
