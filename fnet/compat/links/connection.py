@@ -37,6 +37,8 @@ from ._adapter import (
     spec_view,
 )
 
+# the names ``chainer.links`` exports from here (DeformableConvolution2DSampler, a child link,
+# lives in its deep module only, as in Chainer)
 __all__ = [
     "Linear",
     "Bilinear",
@@ -57,7 +59,6 @@ __all__ = [
     "Deconvolution3D",
     "DeconvolutionND",
     "DeformableConvolution2D",
-    "DeformableConvolution2DSampler",
     "DepthwiseConvolution2D",
     "DilatedConvolution2D",
     "LocalConvolution2D",
