@@ -91,8 +91,10 @@ class BatchNormalization(_RunningStatistics):
     def __init__(self, *args: Any, **kwargs: Any):
         try:
             self._build(*args, **kwargs)
-        except InvalidInputError as error:  # neither size nor axis: Chainer raises RuntimeError
-            raise RuntimeError(str(error)) from error
+        except InvalidInputError as error:
+            if "size or axis is required" not in str(error):  # a size of the wrong type: TypeError
+                raise
+            raise RuntimeError(str(error)) from error  # neither size nor axis, as Chainer raises
 
     __init__.__signature__ = _build.__signature__
     __init__.__doc__ = _build.__doc__
