@@ -6,6 +6,11 @@ normalization's running statistics) also have ``init_state()``, take the state a
 new one: ``apply(params, x, state, *, train) -> (y, state)``. Parameter names and layouts are
 Chainer's, so ``fnet.tree.path_str`` of a leaf is the link's ``namedparams`` name.
 
+A size Chainer lets a link infer (``in_size=None``) is a ``lazy_field`` of the spec, which
+names the leaves it sizes: ``spec.lazy`` says whether ``init`` needs an example input, and
+``spec.shapes()`` gives the params' shapes with None where that input decides them (the
+Chainer layer asks the spec this, and draws the rest at once as Chainer does).
+
 A model is composed from child specs in one of two ways: ``Sequential(*layers)``, or a
 ``Module`` subclass whose attrs fields are its children (their params nest under the field
 names) and whose ``apply`` says how they are wired:
