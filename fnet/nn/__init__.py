@@ -54,11 +54,14 @@ from .rnn import (
     NStepRNNTanh,
     StatefulGRU,
     StatefulMGU,
+    StatefulPeepholeLSTM,
     StatefulZoneoutLSTM,
     StatelessGRU,
     StatelessLSTM,
     StatelessMGU,
 )
+from .spectral_normalization import spectral_normalize
+from .tree_lstm import ChildSumTreeLSTM, NaryTreeLSTM
 
 __all__ = [
     "Layer",
@@ -107,6 +110,10 @@ __all__ = [
     "StatelessGRU",
     "StatefulGRU",
     "StatefulZoneoutLSTM",
+    "StatefulPeepholeLSTM",
+    "ChildSumTreeLSTM",
+    "NaryTreeLSTM",
+    "spectral_normalize",
     "StatelessMGU",
     "StatefulMGU",
     "NStepLSTM",

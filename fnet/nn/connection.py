@@ -28,7 +28,7 @@ from .. import functions as F
 from ..autodiff.tracer import unbox_all
 from ..errors import InvalidInputError, ShapeError, message
 from .convolution import Convolution2D, IntOrTuple, _input_shape, _positive
-from .layer import Layer, Module, frozen_initializer
+from .layer import Layer, Module, frozen_initializer, lazy_field
 from .linear import Linear
 from .normalization import BatchNormalization
 
@@ -195,7 +195,7 @@ class SimplifiedDropconnect(Layer):
     ((2, 3), (2, 3))
     """
 
-    in_size: int | None
+    in_size: int | None = lazy_field(sizes=("W",))
     out_size: int
     ratio: float = 0.5
     nobias: bool = False
@@ -392,6 +392,10 @@ class MLPConvolution2D(Layer):
             for n_in, n_out in zip(sizes, sizes[1:])
         ]
         self.__attrs_init__(tuple(convs), activation)
+
+    def sublayers(self) -> dict[str, Layer]:
+        """The convolutions, by their index (``"0"``, ``"1"``, ...)."""
+        return {str(i): conv for i, conv in enumerate(self.convs)}
 
     def init(self, key, x=None) -> dict:
         """The params of each convolution; ``x`` is needed when ``in_channels`` is None."""
@@ -667,6 +671,10 @@ class Scale(Layer):
             return None
         return Bias(self.axis, self.W_shape if self.W_shape is not None else self.bias_shape)
 
+    def sublayers(self) -> dict[str, Layer]:
+        """The child ``bias`` (with ``bias_term``)."""
+        return {} if self.bias is None else {"bias": self.bias}
+
     def init(self, key) -> dict:
         """``W`` (with ``W_shape``) and the child's ``bias`` params (with ``bias_term``)."""
         w_key, bias_key = random.split(key)
@@ -738,7 +746,7 @@ class Swish(Layer):
     array([[  0., 100.]], dtype=float32)
     """
 
-    beta_shape: Shape | None
+    beta_shape: Shape | None = lazy_field(sizes=("beta",))
     beta_init: object = attrs.field(default=1.0, converter=frozen_initializer)
 
     def __init__(self, beta_shape: Shape | None, beta_init=1.0):

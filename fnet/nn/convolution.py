@@ -28,7 +28,7 @@ from .. import functions as F
 from .. import initializers, random
 from ..autodiff.tracer import unbox_all
 from ..errors import InvalidInputError, ShapeError, message
-from .layer import Layer, Module, frozen_initializer
+from .layer import Layer, Module, frozen_initializer, lazy_field
 
 __all__ = [
     "Convolution1D",
@@ -214,7 +214,7 @@ class ConvolutionND(Layer):
     """
 
     ndim: int
-    in_channels: int | None
+    in_channels: int | None = lazy_field(sizes=("W",))
     out_channels: int
     ksize: IntOrTuple
     stride: IntOrTuple = 1
@@ -302,7 +302,7 @@ class Convolution2D(Layer):
     ((8, 3, 3, 3), (1, 8, 3, 3))
     """
 
-    in_channels: int | None
+    in_channels: int | None = lazy_field(sizes=("W",))
     out_channels: int
     ksize: IntOrTuple
     stride: IntOrTuple = 1
@@ -363,7 +363,7 @@ class DeconvolutionND(Layer):
     """
 
     ndim: int
-    in_channels: int | None
+    in_channels: int | None = lazy_field(sizes=("W",))
     out_channels: int
     ksize: IntOrTuple
     stride: IntOrTuple = 1
@@ -450,7 +450,7 @@ class Deconvolution2D(Layer):
     (1, 2, 6, 6)
     """
 
-    in_channels: int | None
+    in_channels: int | None = lazy_field(sizes=("W",))
     out_channels: int
     ksize: IntOrTuple
     stride: IntOrTuple = 1
@@ -529,7 +529,7 @@ class DepthwiseConvolution2D(Layer):
     (1, 6, 4, 4)
     """
 
-    in_channels: int | None
+    in_channels: int | None = lazy_field(sizes=("W", "b"))
     channel_multiplier: int
     ksize: IntOrTuple
     stride: IntOrTuple = 1
@@ -586,7 +586,7 @@ class DilatedConvolution2D(Layer):
     (1, 4, 3, 3)
     """
 
-    in_channels: int | None
+    in_channels: int | None = lazy_field(sizes=("W",))
     out_channels: int
     ksize: IntOrTuple
     stride: IntOrTuple = 1
@@ -641,9 +641,9 @@ class LocalConvolution2D(Layer):
     ((2, 3, 3, 3, 3, 3), (4, 2, 3, 3))
     """
 
-    in_channels: int | None
+    in_channels: int | None = lazy_field(sizes=("W", "b"))
     out_channels: int
-    in_size: IntOrTuple | None = None
+    in_size: IntOrTuple | None = lazy_field(default=None, sizes=("W", "b"), stand_in=lambda spec: spec.ksize)
     ksize: IntOrTuple = 1
     stride: IntOrTuple = 1
     nobias: bool = False
@@ -699,7 +699,7 @@ class DeformableConvolution2DSampler(Layer):
     ``(out_channels, in_channels, kh, kw)`` (zeros by default, as in Chainer) and ``b``
     ``(out_channels,)`` (zeros; none with ``nobias``). ``in_channels=None`` is inferred."""
 
-    in_channels: int | None
+    in_channels: int | None = lazy_field(sizes=("W",))
     out_channels: int
     ksize: IntOrTuple
     stride: IntOrTuple = 1

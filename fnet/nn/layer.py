@@ -6,6 +6,11 @@ normalization's running statistics) also have ``init_state()``, take the state a
 new one: ``apply(params, x, state, *, train) -> (y, state)``. Parameter names and layouts are
 Chainer's, so ``fnet.tree.path_str`` of a leaf is the link's ``namedparams`` name.
 
+A size Chainer lets a link infer (``in_size=None``) is a ``lazy_field`` of the spec, which
+names the leaves it sizes: ``spec.lazy`` says whether ``init`` needs an example input, and
+``spec.shapes()`` gives the params' shapes with None where that input decides them (the
+Chainer layer asks the spec this, and draws the rest at once as Chainer does).
+
 A model is composed from child specs in one of two ways: ``Sequential(*layers)``, or a
 ``Module`` subclass whose attrs fields are its children (their params nest under the field
 names) and whose ``apply`` says how they are wired:
@@ -30,13 +35,27 @@ from __future__ import annotations
 
 import functools
 import inspect
+from typing import Any
 
 import attrs
+import numpy
 
-from .. import initializers, random
+from .. import initializers, random, tree
 from ..errors import InvalidInputError
 
-__all__ = ["Layer", "Module", "Sequential", "frozen_initializer"]
+__all__ = ["Layer", "Module", "Sequential", "frozen_initializer", "lazy_field", "replaced", "stand_in"]
+
+_LAZY = "fnet.nn.lazy"  # the metadata key of a lazy size field: the params it sizes
+
+
+def lazy_field(*, sizes: tuple[str, ...] = (), stand_in: Any = 1, **kwargs: Any):
+    """An attrs field for a size that may be None, to be read from the example input given to
+    ``init(key, x)`` (Chainer's lazy ``in_size=None``). ``sizes`` names the leaves of the params
+    and state trees (``"W"``, ``"upward/W"``) whose shapes depend on it; ``stand_in`` (a value,
+    or a function of the spec) is a size that makes a valid spec, used to draw the other
+    leaves before the input is known. Other keywords go to ``attrs.field``."""
+    metadata = {_LAZY: (tuple(sizes), stand_in)}
+    return attrs.field(metadata=metadata, **kwargs)
 
 
 def frozen_initializer(value):
@@ -71,19 +90,120 @@ class Layer:
     def __call__(self, params, *args, **kwargs):
         return self.apply(params, *args, **kwargs)
 
+    def sublayers(self) -> dict[str, Layer]:
+        """The child layers whose params nest in this layer's, by their key: the attrs fields that
+        hold layers (specs that nest children otherwise say so)."""
+        if not attrs.has(type(self)):
+            return {}
+        return {
+            field.name: getattr(self, field.name)
+            for field in attrs.fields(type(self))
+            if isinstance(getattr(self, field.name), Layer)
+        }
 
-def _children(module) -> list[tuple[str, Layer]]:
-    """The (name, layer) pairs of a composite: its attrs fields that hold layers, in order."""
+    @property
+    def lazy(self) -> bool:
+        """Whether the layer reads a size from the example input of ``init(key, x)``: one of its
+        ``lazy_field`` sizes (or a child's) is None."""
+        return any(getattr(self, f.name) is None for f in _lazy_fields(type(self))) or any(
+            child.lazy for child in self.sublayers().values()
+        )
+
+    def shapes(self, *example) -> dict:
+        """The shapes of the params, as a tree like ``init``'s; without the example input a lazy
+        layer needs, the leaves its unknown sizes decide are None."""
+        return self._shapes(lambda layer: layer.init(random.key(0), *example), example)
+
+    def state_shapes(self, *example) -> dict:
+        """The shapes of the state (``init_state``'s tree), None where ``shapes`` has None."""
+        if not self.stateful:
+            return {}
+        return self._shapes(lambda layer: layer.init_state(*example), example)
+
+    def _shapes(self, draw, example: tuple) -> dict:
+        """The shapes of the tree ``draw(layer)`` makes, the leaves still unknown marked None."""
+        if example or not self.lazy:
+            return tree.map(numpy.shape, draw(self))
+        return _unknown(self, tree.map(numpy.shape, draw(stand_in(self))))
+
+
+@functools.cache
+def _lazy_fields(cls: type) -> tuple:
+    """The attrs fields of the layer class ``cls`` made by ``lazy_field``."""
+    return tuple(f for f in attrs.fields(cls) if _LAZY in f.metadata) if attrs.has(cls) else ()
+
+
+def _waiting(layer: Layer) -> list[tuple[str, ...]]:
+    """The leaves (as paths) that ``layer``'s own lazy sizes still leave unknown."""
     return [
-        (field.name, getattr(module, field.name))
-        for field in attrs.fields(type(module))
-        if isinstance(getattr(module, field.name), Layer)
+        tuple(path.split("/"))
+        for field in _lazy_fields(type(layer))
+        if getattr(layer, field.name) is None
+        for path in field.metadata[_LAZY][0]
     ]
 
 
-def _is_lazy(layer: Layer) -> bool:
-    """Whether ``layer`` infers its input size from an example input (Chainer's lazy links)."""
-    return any(getattr(layer, name, 0) is None for name in ("in_channels", "in_size"))
+def _unknown(layer: Layer, shapes: dict) -> dict:
+    """``shapes`` (of ``stand_in(layer)``'s tree) with the leaves the unknown sizes decide None."""
+    shapes = dict(shapes)
+    for path in _waiting(layer):
+        _set_none(shapes, path)
+    for name, child in layer.sublayers().items():
+        if name in shapes and child.lazy:
+            shapes[name] = _unknown(child, shapes[name])
+    return shapes
+
+
+def _set_none(shapes: dict, path: tuple[str, ...]) -> None:
+    """Set the leaf of ``shapes`` at ``path`` None (nothing when the tree has no such leaf)."""
+    *parents, leaf = path
+    for name in parents:
+        if name not in shapes:
+            return
+        shapes[name] = shapes = dict(shapes[name])
+    if leaf in shapes:
+        shapes[leaf] = None
+
+
+def replaced(spec: Layer, **changes: Any) -> Layer:
+    """A copy of the frozen ``spec`` with the fields ``changes`` (its constructor is not rerun)."""
+    values = {f.alias: changes.get(f.name, getattr(spec, f.name)) for f in attrs.fields(type(spec))}
+    copy = object.__new__(type(spec))
+    # attrs names its generated initializer __attrs_init__ when the class writes its own __init__
+    (getattr(copy, "__attrs_init__", None) or copy.__init__)(**values)
+    return copy
+
+
+def rewritten(spec: Layer, change) -> Layer:
+    """``spec`` with each field value ``v`` of name ``n`` replaced by ``change(spec, field, v)``,
+    in its child layers too; ``spec`` itself when nothing changes."""
+    changes = {}
+    for field in attrs.fields(type(spec)):
+        value = getattr(spec, field.name)
+        if isinstance(value, Layer):
+            new = rewritten(value, change)
+        elif isinstance(value, tuple) and any(isinstance(v, Layer) for v in value):
+            new = tuple(rewritten(v, change) if isinstance(v, Layer) else v for v in value)
+            new = value if all(a is b for a, b in zip(new, value)) else new
+        else:
+            new = change(spec, field, value)
+        if new is not value:
+            changes[field.name] = new
+    return replaced(spec, **changes) if changes else spec
+
+
+def stand_in(spec: Layer) -> Layer:
+    """``spec`` with each lazy size it leaves None set to the field's stand-in (in its child
+    layers too): a spec that can draw, whose other leaves are those ``spec`` will draw."""
+
+    def change(layer, field, value):
+        lazy = field.metadata.get(_LAZY)
+        if lazy is None or value is not None:
+            return value
+        size = lazy[1]
+        return size(layer) if callable(size) else size
+
+    return rewritten(spec, change)
 
 
 class Module(Layer):
@@ -96,24 +216,28 @@ class Module(Layer):
 
     @property
     def stateful(self) -> bool:  # type: ignore[override]
-        return any(child.stateful for _, child in _children(self))
+        return any(child.stateful for child in self.sublayers().values())
 
     def init(self, key, x=None) -> dict:
         """Each child's params under its field name, from its own key split off ``key``.
 
-        Children left to infer their input size (``in_size`` or ``in_channels`` None) get the
-        example input ``x``: that suits composites whose first layers read the input.
+        Children left to infer a size (``lazy``) get the example input ``x``: that suits
+        composites whose first layers read the input.
         """
-        children = _children(self)
+        children = self.sublayers().items()
         keys = random.split(key, len(children))
         return {
-            name: child.init(k, x) if _is_lazy(child) else child.init(k)
+            name: child.init(k, x) if child.lazy else child.init(k)
             for (name, child), k in zip(children, keys)
         }
 
-    def init_state(self) -> dict:
-        """Each stateful child's initial state under its field name."""
-        return {name: child.init_state() for name, child in _children(self) if child.stateful}
+    def init_state(self, x=None) -> dict:
+        """Each stateful child's initial state under its field name (lazy ones sized by ``x``)."""
+        return {
+            name: child.init_state(x) if child.lazy else child.init_state()
+            for name, child in self.sublayers().items()
+            if child.stateful
+        }
 
 
 @attrs.frozen(init=False)
@@ -148,6 +272,10 @@ class Sequential(Layer):
     @property
     def stateful(self) -> bool:  # type: ignore[override]
         return any(layer.stateful for _, layer in self._named())
+
+    def sublayers(self) -> dict[str, Layer]:
+        """The layers by the names of their params (their Chainer ranks)."""
+        return dict(self._named())
 
     def init(self, key) -> dict:
         """Each layer's params under its rank among the layers (``"0"``, ``"1"``, ...)."""

@@ -9,7 +9,7 @@ from .. import functions as F
 from .. import initializers, random
 from ..autodiff.tracer import unbox_all
 from ..errors import InvalidInputError
-from .layer import Layer, frozen_initializer
+from .layer import Layer, frozen_initializer, lazy_field
 
 __all__ = ["Linear"]
 
@@ -24,7 +24,7 @@ class Linear(Layer):
     drops ``b``. ``apply(params, x, n_batch_axes=1)`` flattens the other axes of ``x``.
     """
 
-    in_size: int | None
+    in_size: int | None = lazy_field(sizes=("W",))
     out_size: int | tuple  # a shape: b's shape, as Chainer takes it (see init)
     nobias: bool = False
     initialW: object = attrs.field(default=None, converter=frozen_initializer)

@@ -23,7 +23,7 @@ from .. import functions as F
 from ..autodiff.tracer import shape_of as _shape
 from ..autodiff.tracer import unbox_all
 from ..errors import ArgumentTypeError, InvalidInputError, ShapeError, aval, message
-from .layer import Layer
+from .layer import Layer, lazy_field
 
 __all__ = [
     "BatchNormalization",
@@ -131,7 +131,7 @@ class BatchNormalization(Layer):
     (array([0., 0., 0.], dtype=float32), array([0.45, 0.55, 0.65], dtype=float32), array(0))
     """
 
-    size: tuple | None
+    size: tuple | None = lazy_field(sizes=("gamma", "beta", "avg_mean", "avg_var"))
     decay: float = 0.9
     eps: float = 2e-5
     dtype: object = None
@@ -162,7 +162,7 @@ class BatchNormalization(Layer):
             raise InvalidInputError(
                 message(
                     "BatchNormalization",
-                    "expected size or axis, got neither",
+                    "expected size or axis (size or axis is required), got neither",
                     hint="give size (the number of channels) or the axes to normalize over",
                 )
             )
@@ -428,7 +428,7 @@ class GroupNormalization(Layer):
     """
 
     groups: int
-    size: int | None = None
+    size: int | None = lazy_field(default=None, sizes=("gamma", "beta"))
     eps: float = 1e-5
     initial_gamma: object = None
     initial_beta: object = None
@@ -470,7 +470,7 @@ class LayerNormalization(Layer):
     array([[-1.,  1.]], dtype=float32)
     """
 
-    size: int | None = None
+    size: int | None = lazy_field(default=None, sizes=("gamma", "beta"))
     eps: float = 1e-6
     initial_gamma: object = None
     initial_beta: object = None

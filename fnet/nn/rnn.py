@@ -23,7 +23,7 @@ from .. import functions as F
 from ..autodiff.tracer import shape_of as _shape
 from ..autodiff.tracer import unbox_all
 from ..errors import InvalidInputError, ShapeError, message
-from .layer import Layer
+from .layer import Layer, lazy_field
 from .linear import Linear
 from .normalization import _check_state, _require_example
 
@@ -34,6 +34,7 @@ __all__ = [
     "StatelessGRU",
     "StatefulGRU",
     "StatefulZoneoutLSTM",
+    "StatefulPeepholeLSTM",
     "StatelessMGU",
     "StatefulMGU",
     "NStepLSTM",
@@ -93,7 +94,7 @@ class _LSTMBase(Layer):
     (1) for the forget gate f, each drawn with Chainer's shape ``(1, out_size, 1)``.
     """
 
-    in_size: int | None
+    in_size: int | None = lazy_field()  # sizes the children's W
     out_size: int
     lateral_init: object = None
     upward_init: object = None
@@ -113,8 +114,8 @@ class _LSTMBase(Layer):
             in_size, out_size = None, in_size
         self.__attrs_init__(in_size, out_size, lateral_init, upward_init, bias_init, forget_bias_init)
 
-    @property
-    def _links(self) -> dict[str, Linear]:
+    def sublayers(self) -> dict[str, Linear]:
+        """The Linear children, by name."""
         return _lstm_links(self.in_size, self.out_size)
 
     def init(self, key, x=None) -> dict:
@@ -164,7 +165,7 @@ class StatelessLSTM(_LSTMBase):
 
     def apply(self, params, c, h, x) -> tuple:
         """``(c, h)`` after one step on ``x`` from the state ``(c, h)`` (None: zeros)."""
-        link = _caller(self._links, params)
+        link = _caller(self.sublayers(), params)
         lstm_in = link("upward", x)
         if h is not None:
             lstm_in = ops.add(lstm_in, link("lateral", h))
@@ -204,7 +205,7 @@ class LSTM(_LSTMBase):
         _check_state(fn, state, ("c", "h"))
         c, h = state["c"], state["h"]
         batch = _shape(x)[0]
-        link = _caller(self._links, params)
+        link = _caller(self.sublayers(), params)
         lstm_in = link("upward", x)
         h_rest = None
         if h is not None:
@@ -232,6 +233,65 @@ class LSTM(_LSTMBase):
         return y, {"c": c, "h": h}
 
 
+@attrs.frozen(init=False)
+class StatefulPeepholeLSTM(Layer):
+    """LSTM with peephole connections, Chainer's ``L.StatefulPeepholeLSTM(in_size, out_size)``,
+    its state ``{"c", "h"}`` explicit: children ``upward`` (``Linear(in_size, 4 * out_size)``),
+    ``lateral`` (``Linear(out_size, 4 * out_size)``, no bias) and ``peep_i``, ``peep_f``,
+    ``peep_o`` (``Linear(out_size, out_size)``, no bias).
+
+    ``apply(params, x, state, *, train=True) -> (h, state)``: with the gate inputs ``a, i, f,
+    o`` of ``upward(x) + lateral(h)`` (interleaved per unit, as ``F.lstm`` reads them), ``c' =
+    tanh(a) * sigmoid(i + peep_i(c)) + sigmoid(f + peep_f(c)) * c`` and ``h' = sigmoid(o +
+    peep_o(c')) * tanh(c')``; from ``init_state()`` there is no lateral term and ``c`` starts
+    at zeros. ``train`` has no effect.
+
+    >>> import numpy, fnet
+    >>> lstm = StatefulPeepholeLSTM(3, 2)
+    >>> params, state = lstm.init(fnet.random.key(0)), lstm.init_state()
+    >>> h, state = lstm(params, numpy.ones((4, 3), numpy.float32), state)
+    >>> h.shape, state["c"].shape
+    ((4, 2), (4, 2))
+    """
+
+    in_size: int | None = lazy_field()  # sizes upward
+    out_size: int
+    stateful = True
+
+    def __init__(self, in_size: int | None, out_size: int):
+        self.__attrs_init__(in_size, out_size)
+
+    def sublayers(self) -> dict[str, Linear]:
+        """The Linear children, by name."""
+        n = self.out_size
+        peep = {name: Linear(n, n, nobias=True) for name in ("peep_i", "peep_f", "peep_o")}
+        return {"upward": Linear(self.in_size, 4 * n), "lateral": Linear(n, 4 * n, nobias=True), **peep}
+
+    def init(self, key, x=None) -> dict:
+        """The children's params; ``x`` (an example input) sizes a lazy ``in_size``."""
+        return _init_children(key, self.sublayers(), x)
+
+    def init_state(self) -> dict:
+        """The empty state ``{"c": None, "h": None}`` (Chainer's ``reset_state``)."""
+        return {"c": None, "h": None}
+
+    def apply(self, params, x, state, *, train: bool = True) -> tuple:
+        """``(h, state)`` after one step on ``x`` ``(batch, in_size)``."""
+        _check_state(f"{type(self).__name__}.apply", state, ("c", "h"))
+        link = _caller(self.sublayers(), params)
+        gates = link("upward", x)
+        if state["h"] is not None:
+            gates = ops.add(gates, link("lateral", state["h"]))
+        c = _zeros(x, self.out_size) if state["c"] is None else state["c"]
+        rows, width = _shape(gates)
+        a, i, f, o = F.separate(F.reshape(gates, (rows, width // 4, 4)), axis=2)
+        input_gate = F.sigmoid(ops.add(i, link("peep_i", c)))
+        forget_gate = F.sigmoid(ops.add(f, link("peep_f", c)))
+        c = ops.add(ops.multiply(F.tanh(a), input_gate), ops.multiply(forget_gate, c))
+        h = ops.multiply(F.sigmoid(ops.add(o, link("peep_o", c))), F.tanh(c))
+        return h, {"c": c, "h": h}
+
+
 # -- GRU ---------------------------------------------------------------------------------------
 _STATELESS_GRU_HINT = "GRU is stateful (since Chainer v2): for the step GRU(h, x) use StatelessGRU"
 
@@ -243,7 +303,7 @@ class _GRUBase(Layer):
     out_size``, weights from ``inner_init``), biases from ``bias_init``. The constructor's
     ``init`` argument is kept in the field ``input_init`` (``init`` is the method)."""
 
-    in_size: int | None
+    in_size: int | None = lazy_field()  # sizes the children's W
     out_size: int
     input_init: object = None
     inner_init: object = None
@@ -252,8 +312,9 @@ class _GRUBase(Layer):
     def __init__(self, in_size: int | None, out_size: int, init=None, inner_init=None, bias_init=None):
         self.__attrs_init__(in_size, out_size, init, inner_init, bias_init)
 
-    @property
-    def _links(self) -> dict[str, Linear]:
+    def sublayers(self) -> dict[str, Linear]:
+        """The Linear children, by name."""
+
         def linear(in_size, initialW):
             return Linear(in_size, self.out_size, initialW=initialW, initial_bias=self.bias_init)
 
@@ -269,7 +330,7 @@ class _GRUBase(Layer):
 
     def init(self, key, x=None) -> dict:
         """The six ``Linear`` children's params; ``x`` sizes a lazy ``in_size``."""
-        return _init_children(key, self._links, x)
+        return _init_children(key, self.sublayers(), x)
 
 
 @attrs.frozen(init=False)
@@ -289,7 +350,7 @@ class StatelessGRU(_GRUBase):
 
     def apply(self, params, h, x):
         """The next state from ``h`` and the input ``x``."""
-        link = _caller(self._links, params)
+        link = _caller(self.sublayers(), params)
         r = F.sigmoid(ops.add(link("W_r", x), link("U_r", h)))
         z = F.sigmoid(ops.add(link("W_z", x), link("U_z", h)))
         h_bar = F.tanh(ops.add(link("W", x), link("U", ops.multiply(r, h))))
@@ -328,7 +389,7 @@ class StatefulGRU(_GRUBase):
         fn = f"{type(self).__name__}.apply"
         _check_state(fn, state, ("h",), _STATELESS_GRU_HINT)
         h = state["h"]
-        link = _caller(self._links, params)
+        link = _caller(self.sublayers(), params)
         z, h_bar = link("W_z", x), link("W", x)
         if h is not None:
             r = F.sigmoid(ops.add(link("W_r", x), link("U_r", h)))
@@ -361,17 +422,17 @@ class _MGUBase(Layer):
     in_size: int
     out_size: int
 
-    @property
-    def _links(self) -> dict[str, Linear]:
+    def sublayers(self) -> dict[str, Linear]:
+        """The Linear children, by name."""
         return {name: Linear(self.in_size + self.out_size, self.out_size) for name in ("W_f", "W_h")}
 
     def init(self, key) -> dict:
         """``W_f`` and ``W_h`` (each ``W``, ``b``)."""
-        return _init_children(key, self._links)
+        return _init_children(key, self.sublayers())
 
     def _step(self, params, h, x):
         """``f = sigmoid(W_f [h, x])``, ``h_bar = tanh(W_h [f * h, x])``, ``f * h_bar + (1 - f) * h``."""
-        link = _caller(self._links, params)
+        link = _caller(self.sublayers(), params)
         f = F.sigmoid(link("W_f", F.concat([h, x])))
         h_bar = F.tanh(link("W_h", F.concat([ops.multiply(f, h), x])))
         return F.linear_interpolate(f, h_bar, h)
@@ -455,13 +516,13 @@ class StatefulZoneoutLSTM(Layer):
     h_ratio: float = 0.5
     stateful = True
 
-    @property
-    def _links(self) -> dict[str, Linear]:
+    def sublayers(self) -> dict[str, Linear]:
+        """The Linear children, by name."""
         return _lstm_links(self.in_size, self.out_size)
 
     def init(self, key) -> dict:
         """``upward`` (``W``, ``b``) and ``lateral`` (``W``)."""
-        return _init_children(key, self._links)
+        return _init_children(key, self.sublayers())
 
     def init_state(self) -> dict:
         """The empty state ``{"c": None, "h": None}`` (Chainer's ``reset_state``)."""
@@ -479,7 +540,7 @@ class StatefulZoneoutLSTM(Layer):
                     hint="pass key=fnet.random.key(seed) (a fresh one per step), or train=False",
                 )
             )
-        link = _caller(self._links, params)
+        link = _caller(self.sublayers(), params)
         c, h = state["c"], state["h"]
         lstm_in = link("upward", x)
         if h is None:

@@ -1,18 +1,20 @@
 """``SpectralNormalization``: a link's weight divided by its largest singular value before
 each forward (Miyato et al., arXiv:1802.05957).
 
-The singular value is estimated by power iteration with a vector ``u`` kept in the link as a
-persistent (``W_u`` for the weight ``W``); the iteration runs on arrays, as bookkeeping like
-running statistics, and ``u`` is updated in training mode only. The normalized weight is
-computed with differentiable functions, so gradients flow through the estimate to ``W``.
+The singular value is estimated by power iteration (``fnet.nn.spectral_normalization``, pure)
+with a vector ``u`` kept in the link as a persistent (``W_u`` for the weight ``W``); the
+iteration runs on arrays, as bookkeeping like running statistics, and ``u`` is updated in
+training mode only. The normalized weight is computed with differentiable functions, so
+gradients flow through the estimate to ``W``.
 """
 
 from __future__ import annotations
 
 from ... import functions as _pure
+from ...nn import spectral_normalization as _spectral
 from .. import configuration
-from .. import functions as F
-from ..variable import Parameter
+from ..functions import lift
+from ..variable import Parameter, Variable
 from ._weight_hooks import initialize_lazy_weight, not_a_context_manager, weight_of
 from .link_hook import ForwardPostprocessCallbackArgs, ForwardPreprocessCallbackArgs, LinkHook
 
@@ -37,17 +39,19 @@ def update_approximate_vectors(weight_matrix, u, n_power_iteration: int, eps: fl
     """``(u, v)``: approximations of the first left and right singular vectors of the 2-d
     ``weight_matrix`` (a Variable or an array) by ``n_power_iteration`` steps of power
     iteration from ``u``, on arrays."""
-    weight_matrix = getattr(weight_matrix, "array", weight_matrix)
-    for _ in range(n_power_iteration):
-        v = l2normalize(None, _pure.matmul(u, weight_matrix), eps)
-        u = l2normalize(None, _pure.matmul(weight_matrix, v), eps)
-    return u, v
+    return _spectral.power_iteration(
+        getattr(weight_matrix, "array", weight_matrix), u, n_power_iteration, eps
+    )
+
+
+_max_singular_value = lift(_spectral.max_singular_value)
+_as_matrix = lift(_spectral.as_matrix)
 
 
 def calculate_max_singular_value(weight_matrix, u, v):
     """The largest singular value of ``weight_matrix`` estimated from the singular vectors
     ``u`` and ``v``: ``u W v``, a Variable through which gradients reach ``W``."""
-    return F.matmul(F.matmul(u, weight_matrix), v)
+    return _max_singular_value(weight_matrix, u, v)
 
 
 class SpectralNormalization(LinkHook):
@@ -161,6 +165,6 @@ class SpectralNormalization(LinkHook):
 
     def reshape_W(self, W):
         """The weight (array or Variable) as a matrix with the output axis first."""
-        if self.axis != 0:
-            W = W.transpose([self.axis] + [i for i in range(W.ndim) if i != self.axis])
-        return W if W.ndim == 2 else W.reshape(W.shape[0], -1)
+        if isinstance(W, Variable):
+            return _as_matrix(W, self.axis)
+        return _spectral.as_matrix(W, self.axis)

@@ -2,127 +2,16 @@
 
 ``import fnet.compat.links as L`` gives the names of ``chainer.links``; the modules are grouped
 as Chainer's: ``connection``, ``activation``, ``normalization``, ``rnn`` (with ``peephole`` and
-``tree_lstm``, links made of other links), ``loss``, ``model``.
+``tree_lstm``, links made of other links), ``loss``, ``model``. The package's names are those
+the modules declare in their ``__all__`` (one list per module, not repeated here).
 """
 
 from . import activation, connection, loss, model, normalization, peephole, rnn, tree_lstm
-from .activation import Maxout, PReLU, SimplifiedDropconnect, Swish
-from .connection import (
-    Bias,
-    Bilinear,
-    Convolution1D,
-    Convolution2D,
-    Convolution3D,
-    ConvolutionND,
-    Deconvolution1D,
-    Deconvolution2D,
-    Deconvolution3D,
-    DeconvolutionND,
-    DeformableConvolution2D,
-    DepthwiseConvolution2D,
-    DilatedConvolution2D,
-    EmbedID,
-    Highway,
-    Inception,
-    InceptionBN,
-    Linear,
-    LocalConvolution2D,
-    MLPConvolution2D,
-    Parameter,
-    Scale,
-)
-from .loss import BinaryHierarchicalSoftmax, BlackOut, CRF1d, NegativeSampling
-from .model import Classifier
-from .normalization import (
-    BatchNormalization,
-    BatchRenormalization,
-    DecorrelatedBatchNormalization,
-    GroupNormalization,
-    LayerNormalization,
-)
-from .peephole import StatefulPeepholeLSTM
-from .rnn import (
-    GRU,
-    LSTM,
-    NStepBiGRU,
-    NStepBiLSTM,
-    NStepBiRNNReLU,
-    NStepBiRNNTanh,
-    NStepGRU,
-    NStepLSTM,
-    NStepRNNReLU,
-    NStepRNNTanh,
-    StatefulGRU,
-    StatefulMGU,
-    StatefulZoneoutLSTM,
-    StatelessGRU,
-    StatelessLSTM,
-    StatelessMGU,
-)
-from .tree_lstm import ChildSumTreeLSTM, NaryTreeLSTM
 
-__all__ = [
-    "activation",
-    "connection",
-    "loss",
-    "model",
-    "normalization",
-    "peephole",
-    "rnn",
-    "tree_lstm",
-    "StatefulPeepholeLSTM",
-    "ChildSumTreeLSTM",
-    "NaryTreeLSTM",
-    "Bias",
-    "Bilinear",
-    "Convolution1D",
-    "Convolution2D",
-    "Convolution3D",
-    "ConvolutionND",
-    "Deconvolution1D",
-    "Deconvolution2D",
-    "Deconvolution3D",
-    "DeconvolutionND",
-    "DeformableConvolution2D",
-    "DepthwiseConvolution2D",
-    "DilatedConvolution2D",
-    "EmbedID",
-    "Highway",
-    "Inception",
-    "InceptionBN",
-    "Linear",
-    "LocalConvolution2D",
-    "MLPConvolution2D",
-    "Parameter",
-    "Scale",
-    "Maxout",
-    "PReLU",
-    "SimplifiedDropconnect",
-    "Swish",
-    "BatchNormalization",
-    "BatchRenormalization",
-    "DecorrelatedBatchNormalization",
-    "GroupNormalization",
-    "LayerNormalization",
-    "LSTM",
-    "StatelessLSTM",
-    "GRU",
-    "StatelessGRU",
-    "StatefulGRU",
-    "StatefulZoneoutLSTM",
-    "StatelessMGU",
-    "StatefulMGU",
-    "NStepLSTM",
-    "NStepBiLSTM",
-    "NStepGRU",
-    "NStepBiGRU",
-    "NStepRNNTanh",
-    "NStepRNNReLU",
-    "NStepBiRNNTanh",
-    "NStepBiRNNReLU",
-    "BinaryHierarchicalSoftmax",
-    "BlackOut",
-    "CRF1d",
-    "NegativeSampling",
-    "Classifier",
+_MODULES = (connection, activation, normalization, rnn, peephole, tree_lstm, loss, model)
+
+globals().update({name: getattr(module, name) for module in _MODULES for name in module.__all__})
+
+__all__ = [module.__name__.rpartition(".")[2] for module in _MODULES] + [
+    name for module in _MODULES for name in module.__all__
 ]

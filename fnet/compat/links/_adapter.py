@@ -9,12 +9,12 @@ by ``fnet.compat.functions.lift``: ``config.train`` and random keys are filled i
 Variables. Running statistics come back from the spec and are written into the persistent
 arrays in place, as Chainer's functions update them.
 
-Lazy sizes (``in_size=None``, ``in_channels=None``) are handled here only. The spec is drawn
-twice with those sizes set to two different numbers: parameters whose shape does not change
-are drawn at once, the others stay uninitialized until the first call, when the spec draws
-them for the size of the input (exactly the parameters Chainer defers). Each parameter's
-``initializer`` draws again what the spec draws for it, so ``copy('init')`` and ``repeat``
-give fresh values as in Chainer.
+A lazy spec (``in_size=None``, ``in_channels=None``: ``spec.lazy``) says which of its
+parameters wait for the input: those its ``shapes()`` leaves None. The others are drawn at
+once (from ``fnet.nn.layer.stand_in(spec)``, whose other leaves are the spec's); the waiting
+ones stay uninitialized until the first call, when the spec draws them for the size of the
+input (exactly the parameters Chainer defers). Each parameter's ``initializer`` draws again
+what the spec draws for it, so ``copy('init')`` and ``repeat`` give fresh values as in Chainer.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from ... import ops as _ops
 from ... import tree as _tree
 from ...autodiff.tracer import unbox_all
 from ...errors import ShapeError
-from ...nn.layer import Layer
+from ...nn.layer import Layer, replaced, rewritten, stand_in
 from .. import configuration
 from .._migration import keyword_error
 from .._random import next_key
@@ -55,53 +55,18 @@ __all__ = [
     "replaced",
 ]
 
-_SIZES = ("in_size", "in_channels", "size", "beta_shape")  # what a lazy spec leaves as None
-
-
-def replaced(spec: Layer, **changes: Any) -> Layer:
-    """A copy of the frozen ``spec`` with the fields ``changes`` (its constructor is not rerun)."""
-    values = {f.alias: changes.get(f.name, getattr(spec, f.name)) for f in attrs.fields(type(spec))}
-    copy = object.__new__(type(spec))
-    # attrs names its generated initializer __attrs_init__ when the class writes its own __init__
-    (getattr(copy, "__attrs_init__", None) or copy.__init__)(**values)
-    return copy
-
-
-def _rewritten(spec: Layer, change) -> Layer:
-    """``spec`` with each field value ``v`` of name ``n`` replaced by ``change(n, v)``, in its
-    child layers too; ``spec`` itself when nothing changes."""
-    changes = {}
-    for field in attrs.fields(type(spec)):
-        value = getattr(spec, field.name)
-        if isinstance(value, Layer):
-            new = _rewritten(value, change)
-        elif isinstance(value, tuple) and any(isinstance(v, Layer) for v in value):
-            new = tuple(_rewritten(v, change) if isinstance(v, Layer) else v for v in value)
-            new = value if all(a is b for a, b in zip(new, value)) else new
-        else:
-            new = change(field.name, value)
-        if new is not value:
-            changes[field.name] = new
-    return replaced(spec, **changes) if changes else spec
-
-
-def _sized(spec: Layer, n: int) -> Layer:
-    """``spec`` with every size it leaves to infer set to ``n`` (in its child layers too); ``spec``
-    itself when it infers none."""
-    return _rewritten(spec, lambda name, value: n if value is None and name in _SIZES else value)
-
 
 def _without_initial_arrays(spec: Layer) -> Layer:
     """``spec`` with its initial arrays (arrays, or ``Constant`` initializers of one) replaced by
     zeros: a spec that can be drawn for any input size, to learn the parameters' names."""
 
-    def change(name, value):
+    def change(layer, field, value):
         initial = value.fill_value if isinstance(value, _initializers.Constant) else value
         if backend.is_array(initial) and numpy.ndim(initial):
             return _initializers.Zero(dtype=value.dtype)
         return value
 
-    return _rewritten(spec, change)
+    return rewritten(spec, change)
 
 
 @attrs.frozen
@@ -111,18 +76,16 @@ class _Pending:
     dtype: numpy.dtype
 
 
-def _shape_independent(one: dict, two: dict) -> dict:
-    """``one`` with the leaves whose shape differs in ``two`` (drawn for another input size)
-    replaced by ``_Pending``."""
+def _known(drawn: dict, shapes: dict) -> dict:
+    """``drawn`` with the leaves whose shape is unknown in ``shapes`` (None: they wait for the
+    input) replaced by ``_Pending``."""
     out = {}
-    for name, a in one.items():
-        b = two[name]
+    for name, a in drawn.items():
+        shape = shapes[name]
         if isinstance(a, Mapping):
-            out[name] = _shape_independent(a, b)
-        elif numpy.shape(a) != numpy.shape(b):
-            out[name] = _Pending(numpy.asarray(a).dtype)
+            out[name] = _known(a, shape)
         else:
-            out[name] = a
+            out[name] = _Pending(numpy.asarray(a).dtype) if shape is None else a
     return out
 
 
@@ -314,22 +277,21 @@ class SpecLink(Link):
     def _draw_sized(self, spec: Layer) -> tuple[dict, dict, _Redraw]:
         """``_draw``'s params, state and initializer, in the current default dtype."""
         key = next_key()
-        one = self._probe(spec, 1)
         stateful = spec.stateful and self._keeps_state
-        if one is spec:
+        if not spec.lazy:
             return self._in_dtype(spec.init(key)), spec.init_state() if stateful else {}, _Redraw(spec=spec)
-        two = self._probe(spec, 2)
+        standing = stand_in(spec)
         try:
-            params = _shape_independent(one.init(key), two.init(key))
-            state = _shape_independent(one.init_state(), two.init_state()) if stateful else {}
+            params = _known(standing.init(key), spec.shapes())
+            state = _known(standing.init_state(), spec.state_shapes()) if stateful else {}
         except ShapeError:  # an initial array fits the input's size only: all wait for the input
             stripped = _without_initial_arrays(spec)
-            one, two = self._probe(stripped, 1), self._probe(stripped, 2)
-            params = _all_pending(one.init(key))
+            standing = stand_in(stripped)
+            params = _all_pending(standing.init(key))
             # statistics sized by the input wait for it too (BatchNormalization(axis=...,
             # initial_avg_mean=array)); the others (the count N) are there at once
-            state = _shape_independent(one.init_state(), two.init_state()) if stateful else {}
-        return self._in_dtype(params), state, _Redraw(spec=one)
+            state = _known(standing.init_state(), stripped.state_shapes()) if stateful else {}
+        return self._in_dtype(params), state, _Redraw(spec=standing)
 
     def _in_dtype(self, params: dict) -> dict:
         """The spec's params in Chainer's dtype: floating parameters take ``config.dtype``, as
@@ -347,18 +309,9 @@ class SpecLink(Link):
 
         return cast(params)
 
-    def _probe(self, spec: Layer, n: int) -> Layer:
-        """``spec`` sized for an input of size ``n`` (itself when it infers no size)."""
-        return _sized(spec, n)
-
     def _child_specs(self) -> Mapping[str, Layer]:
-        """The specs of the child links, by name: the spec's fields that are layers."""
-        spec = self._spec
-        return {
-            f.name: getattr(spec, f.name)
-            for f in attrs.fields(type(spec))
-            if isinstance(getattr(spec, f.name), Layer)
-        }
+        """The specs of the child links, by name: the spec's ``sublayers()``."""
+        return self._spec.sublayers()
 
     def _initialize(self, args: tuple, kwargs: dict) -> None:
         """Size the parameters left uninitialized after the input of this call (once)."""
@@ -398,8 +351,12 @@ class SpecLink(Link):
             self._initialize(args, kwargs)
         params = self._traced_params()
         if self._computes_in_input_dtype and args:
-            params = _floats_in_dtype(params, getattr(unbox_all(unwrap(args[0])), "dtype", None))
+            params = _floats_in_dtype(params, self._input_dtype(args))
         return _lifted(type(self._spec), method)(self._spec, params, *args, **kwargs)
+
+    def _input_dtype(self, args: tuple):
+        """The dtype a link that computes in its input's dtype computes in: the first input's."""
+        return getattr(unbox_all(unwrap(args[0])), "dtype", None)
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         """The spec's computation on the inputs (Variables or arrays); Variables come back.

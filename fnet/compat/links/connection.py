@@ -37,6 +37,8 @@ from ._adapter import (
     spec_view,
 )
 
+# the names ``chainer.links`` exports from here (DeformableConvolution2DSampler, a child link,
+# lives in its deep module only, as in Chainer)
 __all__ = [
     "Linear",
     "Bilinear",
@@ -57,7 +59,6 @@ __all__ = [
     "Deconvolution3D",
     "DeconvolutionND",
     "DeformableConvolution2D",
-    "DeformableConvolution2DSampler",
     "DepthwiseConvolution2D",
     "DilatedConvolution2D",
     "LocalConvolution2D",
@@ -209,9 +210,6 @@ class Scale(SpecLink, Chain):
         _check_input_count(self, "W", xs)
         return super().forward(*xs)
 
-    def _child_specs(self):
-        return {} if self._spec.bias is None else {"bias": self._spec.bias}
-
 
 class _InputCountError(InvalidInputError, AssertionError):
     """Bias or Scale called with the wrong number of inputs: Chainer asserts the count in debug
@@ -359,9 +357,6 @@ class MLPConvolution2D(SpecLink, ChainList):
     def activation(self, function) -> None:
         self._spec = replaced(self._spec, activation=pure_function(function))
         self._activation = function
-
-    def _child_specs(self):
-        return {str(i): conv for i, conv in enumerate(self._spec.convs)}
 
 
 class Parameter(SpecLink):
@@ -586,12 +581,6 @@ class LocalConvolution2D(_Convolution):
     stride = _pair_attribute("stride")
     ksize = _KSIZE
     nobias = _NOBIAS
-
-    def _probe(self, spec, n: int):
-        if spec.in_channels is not None and spec.in_size is not None:
-            return spec
-        kh, kw = _pair(spec.ksize)
-        return replaced(spec, in_channels=n, in_size=(kh + n, kw + n))
 
 
 class DeformableConvolution2DSampler(_Convolution):

@@ -22,12 +22,12 @@ from typing import Any
 import numpy
 
 from ... import nn, tree
+from ...errors import InvalidInputError
 from .. import configuration
 from ..backend import copyto
-from ..configuration import get_dtype
 from ..serializer import Deserializer
 from ..variable import Variable
-from ._adapter import SpecLink, as_initial, parse_kwargs, spec_attribute, spec_constructor
+from ._adapter import SpecLink, parse_kwargs, spec_attribute, spec_constructor
 
 __all__ = [
     "BatchNormalization",
@@ -79,38 +79,25 @@ class BatchNormalization(_RunningStatistics):
     beta = None
     axis = spec_attribute("axis", "The axes normalized over (None: the batch and spatial axes).")
 
-    def __init__(
-        self,
-        size: int | tuple | None = None,
-        decay: float = 0.9,
-        eps: float = 2e-5,
-        dtype=None,
-        use_gamma: bool = True,
-        use_beta: bool = True,
-        initial_gamma=None,
-        initial_beta=None,
-        axis: int | tuple | None = None,
-        initial_avg_mean=None,
-        initial_avg_var=None,
-    ):
-        if size is None and axis is None:
-            raise RuntimeError(
-                "BatchNormalization: size or axis is required\n"
-                "  hint: give size (the number of channels), or the axes to normalize over"
-            )
-        initial = [as_initial(v) for v in (initial_gamma, initial_beta, initial_avg_mean, initial_avg_var)]
-        spec = nn.BatchNormalization(
-            size,
-            decay,
-            eps,
-            get_dtype(dtype, map_mixed16=numpy.float32),  # as Chainer's, float32 statistics with mixed16
-            use_gamma,
-            use_beta,
-            *initial[:2],
-            axis,
-            *initial[2:],
-        )
-        super().__init__(spec)
+    _build = spec_constructor(
+        nn.BatchNormalization,
+        "initial_gamma",
+        "initial_beta",
+        "initial_avg_mean",
+        "initial_avg_var",
+        dtypes=("dtype",),  # as Chainer's, float32 statistics with mixed16
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        try:
+            self._build(*args, **kwargs)
+        except InvalidInputError as error:
+            if "size or axis is required" not in str(error):  # a size of the wrong type: TypeError
+                raise
+            raise RuntimeError(str(error)) from error  # neither size nor axis, as Chainer raises
+
+    __init__.__signature__ = _build.__signature__
+    __init__.__doc__ = _build.__doc__
 
     @property
     def printable_specs(self):

@@ -60,9 +60,6 @@ class _Cell(SpecLink, Chain):
 
     state_size = spec_attribute("out_size", "The size of the state (the output size).")
 
-    def _child_specs(self):
-        return self._spec._links
-
 
 class LSTMBase(_Cell):
     """Chainer's base of the LSTM links: their initial values, as Chainer keeps them."""

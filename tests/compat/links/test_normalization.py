@@ -100,6 +100,8 @@ def test_unused_gamma_and_beta_are_none():
 def test_chainers_errors():
     with pytest.raises(RuntimeError, match="size or axis is required"):
         L.BatchNormalization()
+    with pytest.raises(TypeError, match="expected size to be an int or a tuple of ints"):
+        L.BatchNormalization({})
     bn = L.BatchNormalization(2)
     x = numpy.ones((3, 2), numpy.float32)
     with pytest.raises(ValueError, match="test argument is not supported anymore"):
