@@ -15,7 +15,7 @@ import numpy
 from ... import backend
 from ...functions import convolution as _convolution
 from ...nn import loss as _loss
-from ...ops import shape as _shape
+from ...ops import broadcast as _broadcast
 from . import sparse, type_check
 from .error import _format_array_props  # noqa: F401  (Chainer's chainer.utils._format_array_props)
 from .meta import enable_final, final
@@ -97,7 +97,7 @@ def sum_to(x, shape):
             "chainer.utils.sum_to: expected an array, got a Variable\n"
             "  hint: use chainer.functions.sum_to for Variables"
         )
-    return _shape.sum_to(x, shape)
+    return _broadcast.sum_to(x, shape)
 
 
 def get_conv_outsize(size: int, k: int, s: int, p: int, cover_all: bool = False, d: int = 1) -> int:
