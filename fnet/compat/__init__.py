@@ -5,6 +5,8 @@ so Chainer v7 programs run with one import changed, or unchanged after ``install
 The layer holds state and translates calls; every formula is fnet's pure one.
 """
 
+import sys
+
 from . import (
     _modules,  # noqa: F401  (installs the finder of the declared module tree)
     _operators,
@@ -46,6 +48,7 @@ from . import (  # noqa: E402  (the operators are installed before anything uses
 )
 from . import function_hooks as function_hook  # noqa: E402  (Chainer's module path of FunctionHook)
 from ._alias import install_alias  # noqa: E402
+from ._version import __version__ as __version__  # noqa: E402  (the Chainer API this layer follows)
 from .backend import (  # noqa: E402
     get_array_types,
     get_cpu_array_types,
@@ -100,8 +103,8 @@ class _FallbackType:
 
 Fallback = _FallbackType()  # what Chainer's forward_chainerx returns to ask for the NumPy/CuPy path
 
-__version__ = "7.8.1"  # the Chainer version whose documented API this layer follows
-disable_experimental_feature_warning = False  # read by utils.experimental
+disable_experimental_feature_warning = False
+utils._switches = sys.modules[__name__]  # where utils.experimental reads the switch above
 
 __all__ = [
     # modules

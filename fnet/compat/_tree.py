@@ -37,6 +37,13 @@ TABLES: dict[str, dict[str, str]] = {
         "delegate_dataset": "DelegateDataset",
         "tabular_dataset": "dataset:TabularDataset",
     },
+    "initializers": {
+        "constant": "Constant Identity NaN One Zero",
+        "normal": "GlorotNormal HeNormal LeCunNormal Normal",
+        "orthogonal": "Orthogonal",
+        "sampling": "DownsamplingConvFilter UpsamplingDeconvFilter",
+        "uniform": "GlorotUniform HeUniform LeCunUniform Uniform",
+    },
     "links": {
         "activation.maxout": "Maxout",
         "activation.prelu": "PReLU",

@@ -17,8 +17,9 @@ import numpy
 
 from .. import backend
 from ..errors import FnetError
-from . import configuration, testing
+from . import configuration
 from . import functions as F
+from .testing import array as _array
 from .variable import Variable, as_array
 from .variable import backward as _backward
 
@@ -59,7 +60,7 @@ def assert_allclose(x, y, atol: float = 1e-5, rtol: float = 1e-4, verbose: bool 
         DeprecationWarning,
         stacklevel=2,
     )
-    testing.assert_allclose(x, y, atol, rtol, verbose)
+    _array.assert_allclose(x, y, atol, rtol, verbose)
 
 
 # -- numerical gradients ---------------------------------------------------------------------------
@@ -303,7 +304,7 @@ def check_backward(
         by_backprop = check.backprop(ys, gys, directions)
         numerically = check.numerically(gys, directions, eps, dtype, detect_nondifferentiable, rtol)
     try:
-        testing.assert_allclose(numerically, by_backprop, atol=atol, rtol=rtol)
+        _array.assert_allclose(numerically, by_backprop, atol=atol, rtol=rtol)
     except AssertionError as error:
         lines = [f"check_backward failed (eps={eps} atol={atol} rtol={rtol})"]
         for label, arrays in (("inputs", xs), ("grad_outputs", gys), ("directions", directions)):

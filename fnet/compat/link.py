@@ -26,6 +26,7 @@ import numpy
 from .. import backend
 from .. import tree as _tree
 from ..errors import aval
+from . import initializers
 from .backend import get_device
 from .backends import intel64
 from .backends._cpu import CpuDevice
@@ -40,6 +41,10 @@ from .variable import Parameter, Variable
 __all__ = ["Link", "Chain", "ChainList"]
 
 _COPY_MODES = ("init", "copy", "share")
+
+# The class that ``Link.repeat`` returns: Sequential. It subclasses ChainList, so
+# compat/sequential.py stands above this module, and sets this name when it loads.
+_Sequential: type | None = None
 
 
 def _copy_param(param: Parameter, memo: dict | None) -> Parameter:
@@ -244,8 +249,6 @@ class Link:
                 f"  hint: {type(self).__name__}.{name} is already set; choose another name or delete it first"
             )
         if initializer is None:
-            from . import initializers
-
             initializer = initializers.NaN(dtype)
         param = Parameter(initializer, shape)
         with self.init_scope():
@@ -377,9 +380,7 @@ class Link:
 
     def repeat(self, n_repeat: int, mode: str = "init"):
         """A ``Sequential`` of ``n_repeat`` copies of this link, made with ``copy(mode)``."""
-        from .sequential import Sequential
-
-        ret = Sequential()
+        ret = _Sequential()
         if n_repeat <= 0:
             return ret
         _check_copy_mode(f"{type(self).__name__}.repeat", mode)

@@ -8,17 +8,16 @@ import sys
 import numpy
 
 from .. import __version__ as _fnet_version
+from ._version import __version__ as _chainer_api
 from .backends import cuda
 
 __all__ = ["print_runtime_info"]  # chainer._runtime_info also reads _get_runtime_info
 
 
 def _describe() -> str:
-    from . import __version__ as chainer_api  # the Chainer release whose API fnet.compat follows
-
     lines = [
         f"Platform: {platform.platform()}",
-        f"Chainer: fnet {_fnet_version} (Chainer {chainer_api} API)",
+        f"Chainer: fnet {_fnet_version} (Chainer {_chainer_api} API)",
         "ChainerX: Not Available",
         f"NumPy: {numpy.__version__}",
     ]

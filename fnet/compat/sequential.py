@@ -15,6 +15,7 @@ import inspect
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from . import link as _link
 from .link import ChainList, Link
 
 __all__ = ["Sequential"]
@@ -216,3 +217,6 @@ def _check_sequential(op: str, other) -> None:
             f"add ({op}) operator supports only objects of Sequential class, but {type(other)} is given.\n"
             "  hint: wrap the layers in Sequential(...) first"
         )
+
+
+_link._Sequential = Sequential  # what Link.repeat makes

@@ -5,6 +5,8 @@ have VJPs written in these same operations, so gradients of any order come free.
 """
 
 from . import _operators
+from .broadcast import *  # noqa: F403
+from .broadcast import __all__ as _broadcast_all
 from .compare import *  # noqa: F403
 from .compare import __all__ as _compare_all
 from .elementwise import *  # noqa: F403
@@ -19,6 +21,7 @@ from .shape import *  # noqa: F403
 from .shape import __all__ as _shape_all
 
 __all__ = [
+    *_broadcast_all,
     *_compare_all,
     *_elementwise_all,
     *_indexing_all,

@@ -1,4 +1,5 @@
-"""Elementwise operations with NumPy's names and broadcasting, and their VJPs in fnet ops."""
+"""Elementwise operations with NumPy's names and broadcasting, and their VJPs in fnet ops
+(``unbroadcast`` sums a cotangent back to the shape of its operand)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ from ..autodiff import primitive
 from ..autodiff.tracer import unbox_all
 from ..errors import ShapeError, message
 from ._dtypes import binary_operands
+from .broadcast import _sum_to
 from .compare import equal, greater, greater_equal, less_equal, logical_not
-from .shape import unbroadcast
 
 __all__ = [
     "add",
@@ -56,6 +57,7 @@ __all__ = [
     "fix",
     "fmod",
     "astype",
+    "unbroadcast",
 ]
 
 
@@ -107,6 +109,17 @@ maximum = _binary(numpy.maximum)
 minimum = _binary(numpy.minimum)
 arctan2 = _binary(numpy.arctan2)
 fmod = _binary(numpy.fmod)
+
+
+def unbroadcast(g, x):
+    """The cotangent ``g`` summed back to the shape of the operand ``x`` (an array or tracer)."""
+    shape = x.shape
+    if g.shape != shape:
+        g = _sum_to(g, shape=shape)
+    if g.dtype != x.dtype and x.dtype.kind in "fc":  # a weak NumPy scalar took the other's dtype
+        g = astype(g, x.dtype)
+    return g
+
 
 add.defvjp(
     lambda g, ans, x, y: unbroadcast(g, x),

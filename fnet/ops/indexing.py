@@ -6,11 +6,12 @@ import numpy
 
 from .. import backend
 from ..autodiff import primitive
+from ..autodiff.tracer import shape_of as _shape
 from ..autodiff.tracer import unbox_all
 from ..errors import ShapeError, message
-from .shape import _shape, ravel, sum_to
+from .broadcast import sum_to
 
-__all__ = ["getitem", "scatter_add", "take"]
+__all__ = ["getitem", "scatter_add"]
 
 
 def _normalize_index(index) -> tuple:
@@ -108,13 +109,3 @@ def _explain_scatter_add(error, a, values, *, index):
 def scatter_add(a, index, values):
     """A copy of ``a`` with ``values`` added at ``index``; repeated indices accumulate."""
     return _scatter_add(a, values, index=_normalize_index(index))
-
-
-def take(a, indices, axis=None):
-    """Elements of ``a`` at ``indices`` along ``axis`` (of the flattened array if None)."""
-    indices = numpy.asarray(unbox_all(indices)) if isinstance(indices, list) else unbox_all(indices)
-    if axis is None:
-        return getitem(ravel(a), indices)
-    ndim = len(_shape(a))
-    axis = axis % ndim if -ndim <= axis < ndim else axis
-    return getitem(a, (slice(None),) * axis + (indices,))

@@ -11,15 +11,14 @@ from ..autodiff import primitive
 from ..autodiff.tracer import unbox_all
 from ..errors import InvalidInputError, ShapeError, message
 from ._dtypes import strict_float_operands
+from .broadcast import broadcast_to, sum_to
 from .elementwise import multiply, negative
 from .shape import (
     _PerOperand,
     _shape,
-    broadcast_to,
     expand_dims,
     reshape,
     squeeze,
-    sum_to,
     swapaxes,
     transpose,
 )

@@ -11,12 +11,12 @@ from .. import backend
 from ..autodiff import primitive
 from ..autodiff.tracer import unbox_all
 from ..errors import ShapeError, message
+from .broadcast import broadcast_to
 from .compare import equal
 from .elementwise import astype, divide, exp, multiply, sqrt, square, subtract, where
 from .shape import (
     _normalize_axes,
     _shape,
-    broadcast_to,
     concatenate,
     expand_dims,
     flip,

@@ -1,7 +1,8 @@
-"""Shape operations: reshape, transpose, broadcasting, joining, splitting, tiling, padding.
+"""Shape operations: reshape, transpose, joining, splitting, tiling, padding, and the gathers
+built on ``getitem`` (take, repeat, diagonal).
 
-The closed pairs: ``broadcast_to`` / ``sum_to``; ``concatenate`` / slicing; ``reshape`` and
-``transpose`` are their own kind.
+The closed pair here is ``concatenate`` / slicing; ``reshape`` and ``transpose`` are their own
+kind; tiling sums back through ``sum_to`` (in :mod:`fnet.ops.broadcast`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,10 @@ import numpy
 from .. import backend
 from ..autodiff import primitive
 from ..autodiff.tracer import shape_of as _shape
+from ..autodiff.tracer import unbox_all
 from ..errors import ArgumentTypeError, InvalidInputError, ShapeError, message
+from .broadcast import sum_to
+from .indexing import getitem
 
 __all__ = [
     "reshape",
@@ -23,9 +27,6 @@ __all__ = [
     "swapaxes",
     "expand_dims",
     "squeeze",
-    "broadcast_to",
-    "sum_to",
-    "unbroadcast",
     "concatenate",
     "stack",
     "split",
@@ -35,6 +36,7 @@ __all__ = [
     "pad",
     "diagonal",
     "atleast_1d",
+    "take",
 ]
 
 
@@ -179,78 +181,6 @@ def squeeze(x, axis=None):
 
 
 @primitive
-def _broadcast_to(x, *, shape):
-    return backend.xp(x).broadcast_to(x, shape)
-
-
-@primitive
-def _sum_to(x, *, shape):
-    lead = x.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(
-        lead + i for i, d in enumerate(shape) if d == 1 and x.shape[lead + i] != 1
-    )
-    y = x.sum(axis=axes, keepdims=True) if axes else x
-    if lead:
-        y = y.reshape(shape)
-    return y
-
-
-_broadcast_to.defvjp(lambda g, ans, x, *, shape: sum_to(g, _shape(x)))
-_sum_to.defvjp(lambda g, ans, x, *, shape: broadcast_to(g, _shape(x)))
-
-
-@_broadcast_to.defexplain
-def _explain_broadcast_to(error, x, *, shape):
-    return ShapeError(
-        message(
-            "broadcast_to",
-            f"cannot broadcast shape {numpy.shape(x)} to {tuple(shape)}",
-            {"x": x},
-            "each axis must match or be 1 in x, aligned from the right",
-        )
-    )
-
-
-def broadcast_to(x, shape):
-    """``x`` broadcast to ``shape`` (a read-only view)."""
-    shape = tuple(shape)
-    if _shape(x) == shape:
-        return x
-    return _broadcast_to(x, shape=shape)
-
-
-def sum_to(x, shape):
-    """Sum ``x`` over broadcast axes so that it has ``shape``: the adjoint of ``broadcast_to``."""
-    shape = tuple(shape)
-    xs = _shape(x)
-    if xs == shape:
-        return x
-    lead = len(xs) - len(shape)
-    if lead < 0 or any(s != 1 and s != d for s, d in zip(shape, xs[lead:])):
-        raise ShapeError(
-            message(
-                "sum_to",
-                f"cannot sum shape {xs} to {shape}",
-                {"x": x},
-                "shape must be one that x could have been broadcast from",
-            )
-        )
-    return _sum_to(x, shape=shape)
-
-
-def unbroadcast(g, x):
-    """The cotangent ``g`` summed back to the shape of the operand ``x`` (an array or tracer)."""
-    shape = x.shape
-    if g.shape != shape:
-        g = _sum_to(g, shape=shape)
-    if g.dtype != x.dtype and x.dtype.kind in "fc":  # a weak NumPy scalar took the other's dtype
-        from .elementwise import astype
-
-        g = astype(g, x.dtype)
-    return g
-
-
-@primitive
 def _concatenate(*xs, axis):
     return backend.xp(*xs).concatenate(xs, axis=axis)
 
@@ -259,8 +189,6 @@ def _concatenate_vjp(index):
     def vjp(g, ans, *xs, axis):
         start = sum(_shape(x)[axis] for x in xs[:index])
         stop = start + _shape(xs[index])[axis]
-        from .indexing import getitem
-
         return getitem(g, (slice(None),) * axis + (slice(start, stop),))
 
     return vjp
@@ -325,8 +253,6 @@ def stack(arrays, axis: int = 0):
 
 def split(x, indices_or_sections, axis: int = 0):
     """Split ``x`` into a list of pieces along ``axis`` (NumPy's semantics)."""
-    from .indexing import getitem
-
     shape = _shape(x)
     (axis,) = _normalize_axes(axis, len(shape), "split")
     n = shape[axis]
@@ -355,9 +281,7 @@ def _tile_vjp(g, ans, x, *, reps):
     reps = (1,) * (len(shape) - len(reps)) + tuple(reps)
     shape = (1,) * (len(reps) - len(shape)) + shape
     interleaved = [d for pair in zip(reps, shape) for d in pair]
-    from .reduction import sum as _sum
-
-    summed = _sum(reshape(g, interleaved), axis=tuple(range(0, 2 * len(reps), 2)))
+    summed = sum_to(reshape(g, interleaved), [d for s in shape for d in (1, s)])
     return reshape(summed, _shape(x))
 
 
@@ -369,14 +293,22 @@ def tile(x, reps):
 
 def repeat(x, repeats, axis=None):
     """Each element of ``x`` repeated along ``axis`` (flattened first when ``axis`` is None)."""
-    from .indexing import getitem
-
     if axis is None:
         x, axis = ravel(x), 0
     shape = _shape(x)
     (axis,) = _normalize_axes(axis, len(shape), "repeat")
     index = numpy.repeat(numpy.arange(shape[axis]), repeats)
     return getitem(x, (slice(None),) * axis + (index,))
+
+
+def take(a, indices, axis=None):
+    """Elements of ``a`` at ``indices`` along ``axis`` (of the flattened array if None)."""
+    indices = numpy.asarray(unbox_all(indices)) if isinstance(indices, list) else unbox_all(indices)
+    if axis is None:
+        return getitem(ravel(a), indices)
+    ndim = len(_shape(a))
+    axis = axis % ndim if -ndim <= axis < ndim else axis
+    return getitem(a, (slice(None),) * axis + (indices,))
 
 
 @primitive
@@ -408,8 +340,6 @@ def _pad_constant(x, *, pad_width, constant_values):
 
 @_pad_constant.defvjp
 def _pad_constant_vjp(g, ans, x, *, pad_width, constant_values):
-    from .indexing import getitem
-
     shape = _shape(x)
     return getitem(g, tuple(slice(a, a + n) for (a, _), n in zip(pad_width, shape)))
 
@@ -429,16 +359,12 @@ def pad(x, pad_width, mode: str = "constant", constant_values=0):
         raise ValueError(
             f"pad: mode {mode!r} is not supported; use constant, edge, reflect, symmetric or wrap"
         )
-    from .indexing import take
-
     index = numpy.pad(numpy.arange(int(numpy.prod(shape))).reshape(shape), widths, mode=mode)
     return take(x, index)
 
 
 def diagonal(x, offset: int = 0, axis1: int = 0, axis2: int = 1):
     """The diagonal of ``x`` over two axes, moved to the last axis (NumPy's semantics)."""
-    from .indexing import getitem
-
     shape = _shape(x)
     a1, a2 = _normalize_axes((axis1, axis2), len(shape), "diagonal")
     if a1 == a2:

@@ -157,7 +157,3 @@ def _get_initializer(initializer):
 def _nan_filler():
     """The initializer of a Parameter made without one: NaN, so a forgotten init shows."""
     return NaN()
-
-
-# Chainer's submodules, after the names they show are defined
-from . import constant, normal, orthogonal, sampling, uniform  # noqa: E402

@@ -19,7 +19,8 @@ import unittest
 
 import numpy
 
-from .. import backend, initializers
+from .. import backend, gradient_check, initializers
+from ..link import Link
 from ..variable import Variable
 from . import _util
 from . import array as array_module
@@ -172,12 +173,6 @@ def _check_arrays_equal(actual, expected, error: type[_TestError], **options) ->
     error.fail(text)
 
 
-def _gradient_check():
-    from .. import gradient_check
-
-    return gradient_check
-
-
 class _TestBase:
     """What the function and link test cases share: configuration, inputs, contiguity, and
     the forward check. ``_error`` is the error type a wrong implementation raises."""
@@ -242,7 +237,7 @@ class _TestBase:
         if not self.dodge_nondifferentiable:
             check()
             return
-        nondifferentiable = _gradient_check().NondifferentiableError
+        nondifferentiable = gradient_check.NondifferentiableError
         while True:
             try:
                 check()
@@ -328,7 +323,7 @@ class FunctionTestBase(_TestBase):
             inputs = self._to_noncontiguous_as_needed(backend_config.get_array(inputs))
             grad_outputs = self._to_noncontiguous_as_needed(backend_config.get_array(grad_outputs))
             with FunctionTestError.raise_if_fail("backward is not implemented correctly"):
-                _gradient_check().check_backward(
+                gradient_check.check_backward(
                     lambda *xs: self._forward(xs, backend_config),
                     inputs,
                     grad_outputs,
@@ -363,7 +358,7 @@ class FunctionTestBase(_TestBase):
                 backend_config,
                 FunctionTestError.raise_if_fail("double backward is not implemented correctly"),
             ):
-                _gradient_check().check_double_backward(
+                gradient_check.check_double_backward(
                     lambda *xs: self._forward(xs, backend_config),
                     inputs,
                     grad_outputs,
@@ -493,8 +488,6 @@ class _LinkTestBase(_TestBase):
         return inits
 
     def _create_link(self, inits, backend_config):
-        from ..link import Link
-
         link = self.create_link([_argument_value(i) for i in inits])
         if not isinstance(link, Link):
             raise TypeError(f"`create_link` must return a chainer.Link object, got {type(link).__name__}.")
@@ -598,7 +591,7 @@ class LinkTestCase(_LinkTestBase, unittest.TestCase):
             )
             grad_outputs = self._to_noncontiguous_as_needed(backend_config.get_array(grad_outputs))
             with LinkTestError.raise_if_fail("backward is not implemented correctly"):
-                _gradient_check().check_backward(
+                gradient_check.check_backward(
                     lambda *xs: self._forward(link, xs, backend_config),
                     inputs,
                     grad_outputs,

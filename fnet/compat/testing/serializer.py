@@ -6,6 +6,8 @@ import os
 import tempfile
 from collections.abc import Callable
 
+from .. import serializers
+
 __all__ = ["save_and_load", "save_and_load_npz", "save_and_load_hdf5"]
 
 
@@ -20,13 +22,9 @@ def save_and_load(src, dst, filename: str, saver: Callable, loader: Callable) ->
 
 def save_and_load_npz(src, dst) -> None:
     """``save_and_load`` through an NPZ file (``serializers.save_npz``/``load_npz``)."""
-    from .. import serializers
-
     save_and_load(src, dst, "tmp.npz", serializers.save_npz, serializers.load_npz)
 
 
 def save_and_load_hdf5(src, dst) -> None:
     """``save_and_load`` through an HDF5 file (``serializers.save_hdf5``/``load_hdf5``; needs h5py)."""
-    from .. import serializers
-
     save_and_load(src, dst, "tmp.h5", serializers.save_hdf5, serializers.load_hdf5)

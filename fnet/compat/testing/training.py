@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .. import training
 from ._util import availability
 
 __all__ = ["get_trainer_with_mock_updater"]
@@ -21,8 +22,6 @@ def get_trainer_with_mock_updater(stop_trigger=(10, "iteration"), iter_per_epoch
     (3, 1, 1.5)
     """
     from unittest import mock
-
-    from .. import training
 
     updater = mock.Mock()
     updater.get_all_optimizers.return_value = {}

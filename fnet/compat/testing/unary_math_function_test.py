@@ -8,7 +8,7 @@ import warnings
 import numpy
 
 from ... import backend
-from .. import functions
+from .. import functions, gradient_check
 from ..function_node import Function
 from ..variable import Variable
 from . import attr
@@ -139,13 +139,9 @@ def unary_math_function_unittest(
             assert_allclose(expected, y.data, **self.forward_options)
 
         def check_backward(self, x_data, y_grad):
-            from .. import gradient_check
-
             gradient_check.check_backward(func, x_data, y_grad, **self.backward_options)
 
         def check_double_backward(self, x_data, y_grad, x_grad_grad):
-            from .. import gradient_check
-
             gradient_check.check_double_backward(
                 double_func, x_data, y_grad, x_grad_grad, **self.double_backward_options
             )

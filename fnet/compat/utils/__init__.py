@@ -13,10 +13,11 @@ from collections import abc as collections_abc  # Chainer's chainer.utils.collec
 import numpy
 
 from ... import backend
-from ...functions import convolution as _convolution
 from ...nn import loss as _loss
-from ...ops import shape as _shape
-from . import sparse, type_check
+from ...ops import broadcast as _broadcast
+from ..variable import Variable
+from . import argument, cache, conv, conv_nd, precision, sparse, type_check
+from .conv import get_conv_outsize, get_deconv_outsize
 from .error import _format_array_props  # noqa: F401  (Chainer's chainer.utils._format_array_props)
 from .meta import enable_final, final
 from .nondeterministic import nondeterministic  # the function, as in Chainer (the module is in sys.modules)
@@ -90,43 +91,23 @@ def sum_to(x, shape):
     >>> sum_to(numpy.ones((2, 3)), (1, 3))
     array([[2., 2., 2.]])
     """
-    from ..variable import Variable
-
     if isinstance(x, Variable):
         raise TypeError(
             "chainer.utils.sum_to: expected an array, got a Variable\n"
             "  hint: use chainer.functions.sum_to for Variables"
         )
-    return _shape.sum_to(x, shape)
+    return _broadcast.sum_to(x, shape)
 
 
-def get_conv_outsize(size: int, k: int, s: int, p: int, cover_all: bool = False, d: int = 1) -> int:
-    """The output length of a convolution over an axis of ``size`` with kernel ``k``, stride
-    ``s``, padding ``p`` and dilation ``d`` (``cover_all`` adds the windows needed to read
-    every input element).
-
-    >>> get_conv_outsize(7, 3, 2, 1), get_conv_outsize(6, 3, 2, 0, cover_all=True)
-    (4, 3)
-    """
-    return _convolution._conv_outsize(size, k, s, p, cover_all, d)
-
-
-def get_deconv_outsize(size: int, k: int, s: int, p: int, cover_all: bool = False, d: int = 1) -> int:
-    """The output length of a deconvolution (transposed convolution): the input length of the
-    convolution with the same arguments that gives ``size``.
-
-    >>> get_deconv_outsize(4, 3, 2, 1), get_deconv_outsize(3, 3, 2, 0, cover_all=True)
-    (7, 6)
-    """
-    return _convolution._deconv_outsize(size, k, s, p, d) - (s - 1 if cover_all else 0)
+# The module that holds the switch ``chainer.disable_experimental_feature_warning``: the
+# fnet.compat package, which stands above this one and registers itself here when it loads.
+_switches = None
 
 
 def experimental(api_name: str) -> None:
     """Warn (``FutureWarning``) that ``api_name`` is experimental, unless
     ``chainer.disable_experimental_feature_warning`` is True."""
-    from ... import compat
-
-    if not getattr(compat, "disable_experimental_feature_warning", False):
+    if not getattr(_switches, "disable_experimental_feature_warning", False):
         message = f"{api_name} is experimental. The interface can change in the future."
         warnings.warn(message, FutureWarning, stacklevel=2)
 
@@ -210,7 +191,3 @@ def tempdir(ignore_errors: bool = False, **kwargs):
         yield path
     finally:
         shutil.rmtree(path, ignore_errors=ignore_errors)
-
-
-# Chainer's submodules of chainer.utils, attributes after ``import chainer`` (they import the above)
-from . import argument, cache, conv, conv_nd, precision  # noqa: E402

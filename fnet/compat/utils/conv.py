@@ -3,7 +3,8 @@ with their adjoint (col2im) on raw arrays, the 2-d case of :mod:`.conv_nd`."""
 
 from __future__ import annotations
 
-from . import conv_nd, get_conv_outsize, get_deconv_outsize
+from . import conv_nd
+from .conv_nd import get_conv_outsize, get_deconv_outsize
 
 __all__ = [
     "get_conv_outsize",

@@ -1,5 +1,6 @@
-"""``chainer.utils.conv_nd``: the patches of N-dimensional images (im2col) and their adjoint
-(col2im) on raw arrays, as Chainer's convolutions and poolings lay them out.
+"""``chainer.utils.conv_nd``: the output length of a convolution along one axis, and the patches
+of N-dimensional images (im2col) and their adjoint (col2im) on raw arrays, as Chainer's
+convolutions and poolings lay them out.
 
 Both are lifts of fnet's pure convolution: im2col is ``convolution_nd`` with the identity
 filters (one per kernel offset), col2im the matching ``deconvolution_nd``. They run on NumPy and
@@ -12,9 +13,10 @@ import math
 
 from ... import backend
 from ...functions import convolution as _convolution
-from . import get_conv_outsize
 
 __all__ = [
+    "get_conv_outsize",
+    "get_deconv_outsize",
     "as_tuple",
     "im2col_nd",
     "im2col_nd_cpu",
@@ -23,6 +25,27 @@ __all__ = [
     "col2im_nd_cpu",
     "col2im_nd_gpu",
 ]
+
+
+def get_conv_outsize(size: int, k: int, s: int, p: int, cover_all: bool = False, d: int = 1) -> int:
+    """The output length of a convolution over an axis of ``size`` with kernel ``k``, stride
+    ``s``, padding ``p`` and dilation ``d`` (``cover_all`` adds the windows needed to read
+    every input element).
+
+    >>> get_conv_outsize(7, 3, 2, 1), get_conv_outsize(6, 3, 2, 0, cover_all=True)
+    (4, 3)
+    """
+    return _convolution._conv_outsize(size, k, s, p, cover_all, d)
+
+
+def get_deconv_outsize(size: int, k: int, s: int, p: int, cover_all: bool = False, d: int = 1) -> int:
+    """The output length of a deconvolution (transposed convolution): the input length of the
+    convolution with the same arguments that gives ``size``.
+
+    >>> get_deconv_outsize(4, 3, 2, 1), get_deconv_outsize(3, 3, 2, 0, cover_all=True)
+    (7, 6)
+    """
+    return _convolution._deconv_outsize(size, k, s, p, d) - (s - 1 if cover_all else 0)
 
 
 def as_tuple(x, n: int) -> tuple:
@@ -108,4 +131,3 @@ def im2col_nd(img, ksize, stride, pad, cover_all: bool = False, dilate=1):
 
 im2col_nd_gpu = im2col_nd
 col2im_nd = col2im_nd_gpu = col2im_nd_cpu
-get_conv_outsize = get_conv_outsize  # Chainer's conv_nd re-exports it; its tests read it here

@@ -1,5 +1,0 @@
-"""``chainer.initializers.orthogonal``: objects of ``chainer.initializers`` under Chainer's module path."""
-
-from . import Orthogonal
-
-__all__ = ["Orthogonal"]
