@@ -13,7 +13,6 @@ from ..errors import InvalidInputError, ShapeError, message
 from ._dtypes import strict_float_operands
 from .elementwise import multiply, negative
 from .shape import (
-    _PerOperand,
     _shape,
     broadcast_to,
     expand_dims,
@@ -178,7 +177,7 @@ def _einsum_vjp(index):
     return vjp
 
 
-_einsum.vjps = _PerOperand(_einsum_vjp)
+_einsum.defvjp_variadic(_einsum_vjp)
 
 
 def einsum(subscripts: str, *operands):
