@@ -19,7 +19,7 @@ import weakref
 
 import numpy
 
-from ..errors import TracerConversionError, aval, message
+from ..errors import InvalidInputError, TracerConversionError, aval, message
 
 __all__ = [
     "Tracer",
@@ -97,7 +97,7 @@ class Record:
     def relink(self, parents) -> None:
         """Link the record to ``parents`` again: what ``cut`` returned."""
         if len(parents) != len(self.parents):
-            raise ValueError(
+            raise InvalidInputError(
                 message(
                     "Record.relink",
                     f"expected {len(self.parents)} parents (one per operand), got {len(parents)}",
