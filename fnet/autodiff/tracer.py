@@ -118,7 +118,7 @@ class _OwnedInput(Record):
     owned = True
 
     def __init__(self, value, level: int, owner):
-        super().__init__(None, (), (), None, value, level)
+        Record.__init__(self, None, (), (), None, value, level)
         self._owner = weakref.ref(owner)
 
     @property
