@@ -10,7 +10,7 @@ import pytest
 
 import fnet
 from fnet import autodiff, ops
-from fnet.autodiff import Primitive, Record, Tracer, VariadicVJPs, backward, new_level
+from fnet.autodiff import Record, Tracer, VariadicVJPs, backward, new_level
 from fnet.errors import InvalidInputError
 from fnet.testing import assert_allclose
 
@@ -27,9 +27,9 @@ def _weighted_sum_impl(*xs):
     return sum((i + 1) * x for i, x in enumerate(xs))
 
 
-def _variadic_primitive():
+def _variadic_primitive(scratch_primitive):
     """``sum((i + 1) * x_i)`` over any number of operands, with a log of the VJPs made."""
-    prim = Primitive(_weighted_sum_impl, name="test_weighted_sum")
+    prim = scratch_primitive(_weighted_sum_impl)
     made = []
 
     @prim.defvjp_variadic
@@ -40,16 +40,16 @@ def _variadic_primitive():
     return prim, made
 
 
-def test_variadic_vjps_are_made_on_demand_and_kept():
-    prim, made = _variadic_primitive()
+def test_variadic_vjps_are_made_on_demand_and_kept(scratch_primitive):
+    prim, made = _variadic_primitive(scratch_primitive)
     assert isinstance(prim.vjps, VariadicVJPs) and made == []
     first = prim.vjps[7]
     assert prim.vjps[7] is first and made == [7]  # kept: made once
     assert prim.vjps[2] is not first and made == [7, 2]
 
 
-def test_variadic_primitive_differentiates_every_operand():
-    prim, made = _variadic_primitive()
+def test_variadic_primitive_differentiates_every_operand(scratch_primitive):
+    prim, made = _variadic_primitive(scratch_primitive)
     xs = inputs(*range(5))
     grads = backward([(prim(*xs), ONE)])
     for i, x in enumerate(xs):
