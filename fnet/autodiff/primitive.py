@@ -22,7 +22,7 @@ from ..errors import FnetError
 from . import tracer as _tracer
 from .tracer import Record, Tracer, _no_grad, unbox_all
 
-__all__ = ["Primitive", "primitive", "all_primitives", "take_output"]
+__all__ = ["Primitive", "VariadicVJPs", "primitive", "all_primitives", "take_output"]
 
 _registry: dict[str, Primitive] = {}
 
@@ -34,7 +34,9 @@ class Primitive:
         name: the operation's name, used in messages.
         impl: raw operands in, one raw array out; written once for NumPy and CuPy.
         vjps: one function per operand, ``(g, ans, *operands, **params) -> cotangent`` or
-            None for a symbolic zero. Written in fnet operations, so it can be differentiated.
+            None for a symbolic zero, looked up as ``vjps[index]``: a tuple (``defvjp``), or
+            :class:`VariadicVJPs` for any number of operands (``defvjp_variadic``). Written in
+            fnet operations, so it can be differentiated.
         differentiable: False for operations whose outputs carry no gradient (comparisons,
             argmax): their outputs are never boxed.
         explain: optional ``(error, *operands, **params) -> Exception | None``; turns an
@@ -57,6 +59,23 @@ class Primitive:
         """Declare the VJP of each operand, in order; usable as a decorator for one operand."""
         self.vjps = vjps
         return vjps[0] if len(vjps) == 1 else None
+
+    def defvjp_variadic(self, make_vjp: Callable[[int], Callable | None]) -> Callable:
+        """Declare the VJPs of a primitive with any number of operands: ``make_vjp(index)``
+        returns the VJP of operand ``index``, made when first needed and kept (decorator).
+
+        >>> import numpy
+        >>> @primitive
+        ... def total(*xs):
+        ...     return sum(xs)
+        >>> @total.defvjp_variadic
+        ... def _total_vjp(index):
+        ...     return lambda g, ans, *xs: g
+        >>> total.vjps[5] is total.vjps[5]
+        True
+        """
+        self.vjps = VariadicVJPs(make_vjp)
+        return make_vjp
 
     def defexplain(self, explain: Callable) -> Callable:
         """Declare how errors of ``impl`` are explained (decorator)."""
@@ -120,6 +139,21 @@ class Primitive:
 
     def __repr__(self):
         return f"<fnet primitive {self.name}>"
+
+
+class VariadicVJPs(dict):
+    """The VJPs of a variadic primitive, by operand index: ``make(index)`` makes each on the
+    first lookup (a ``dict``, so a lookup after that costs what a tuple's does)."""
+
+    __slots__ = ("make",)
+
+    def __init__(self, make: Callable[[int], Callable | None]):
+        super().__init__()
+        self.make = make
+
+    def __missing__(self, index: int):
+        vjp = self[index] = self.make(index)
+        return vjp
 
 
 def primitive(impl: Callable | None = None, *, name: str | None = None, differentiable: bool = True):

@@ -15,10 +15,11 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import itertools
+import weakref
 
 import numpy
 
-from ..errors import TracerConversionError, aval, message
+from ..errors import InvalidInputError, TracerConversionError, aval, message
 
 __all__ = [
     "Tracer",
@@ -52,10 +53,16 @@ def new_level() -> int:
 
 
 class Record:
-    """One recorded primitive application (or, with ``primitive`` None, an input of a trace)."""
+    """One recorded primitive application (or, with ``primitive`` None, an input of a trace).
+
+    A layer above may attach what it knows of the application to ``note`` (fnet.compat:
+    Chainer's node) and cut a record from its parents (truncated backprop) with ``cut``.
+    """
 
     # ``note``: unset, or what a layer above attaches to this application (fnet.compat: Chainer's node)
     __slots__ = ("primitive", "parents", "args", "params", "ans", "seq", "level", "note", "__weakref__")
+    #: True for an input made with an owner (``Tracer.input(..., owner=...)``), even once it is gone.
+    owned = False
 
     def __init__(self, primitive, parents, args, params, ans, level):
         self.primitive = primitive
@@ -66,9 +73,57 @@ class Record:
         self.seq = next(_sequence)
         self.level = level
 
+    @property
+    def owner(self):
+        """The object an input record was made for (``Tracer.input(..., owner=...)``); None for
+        other records, and once the owner is gone (it is held weakly)."""
+        return None
+
+    def cut(self) -> tuple:
+        """Forget the parents, so that backward stops here and what made them can be freed;
+        returns the parents the record had (``relink`` puts them back).
+
+        >>> import fnet
+        >>> x = Tracer.input(2.0, new_level())
+        >>> y = fnet.ops.multiply(x, x)
+        >>> parents = y.record.cut()
+        >>> y.record.parents, len(parents)
+        ((None, None), 2)
+        """
+        parents = self.parents
+        self.parents = (None,) * len(parents)
+        return parents
+
+    def relink(self, parents) -> None:
+        """Link the record to ``parents`` again: what ``cut`` returned."""
+        if len(parents) != len(self.parents):
+            raise InvalidInputError(
+                message(
+                    "Record.relink",
+                    f"expected {len(self.parents)} parents (one per operand), got {len(parents)}",
+                    hint="pass the tuple that cut() returned for this record",
+                )
+            )
+        self.parents = tuple(parents)
+
     def __repr__(self):
         name = self.primitive.name if self.primitive is not None else "input"
         return f"Record({name}, seq={self.seq}, level={self.level})"
+
+
+class _OwnedInput(Record):
+    """An input record that knows, weakly, the object it was made for (``Tracer.input``)."""
+
+    __slots__ = ("_owner",)
+    owned = True
+
+    def __init__(self, value, level: int, owner):
+        Record.__init__(self, None, (), (), None, value, level)
+        self._owner = weakref.ref(owner)
+
+    @property
+    def owner(self):
+        return self._owner()
 
 
 class Tracer:
@@ -83,9 +138,15 @@ class Tracer:
         self.record = record
 
     @classmethod
-    def input(cls, value, level: int) -> Tracer:
-        """Box ``value`` as an input of the trace on ``level``."""
-        return cls(value, level, Record(None, (), (), None, value, level))
+    def input(cls, value, level: int, *, owner=None) -> Tracer:
+        """Box ``value`` as an input of the trace on ``level``.
+
+        ``owner`` (held weakly) is the object that presents this input, such as fnet.compat's
+        Variable: backward's result is keyed by records, and ``record.owner`` leads back to it.
+        """
+        if owner is None:
+            return cls(value, level, Record(None, (), (), None, value, level))
+        return cls(value, level, _OwnedInput(value, level, owner))
 
     # -- array attributes -------------------------------------------------------------------
     @property

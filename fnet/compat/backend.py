@@ -17,13 +17,12 @@ from __future__ import annotations
 import numpy
 
 from .. import backend as _core
-from ..autodiff.tracer import unbox_all
+from ..autodiff import unbox_all
 from . import chainerx
 from .backends import cuda
-from .backends._cpu import CpuDevice, Device, array_to_cpu, convert_arrays
+from .backends._cpu import CpuDevice, Device, array_to_cpu, convert_arrays, get_array_module
 from .backends.cuda import GpuDevice
 from .backends.intel64 import Intel64Device
-from .variable import Variable
 
 __all__ = [
     "Device",
@@ -94,11 +93,6 @@ def get_device(device_spec) -> Device:
 def using_device(device_spec):
     """A context manager in which the device that ``device_spec`` names is the current one."""
     return get_device(device_spec).create_context()
-
-
-def get_array_module(*args):
-    """``cupy`` if one of ``args`` is a CuPy array (or a Variable holding one), else ``numpy``."""
-    return _core.xp(*[a.array if isinstance(a, Variable) else a for a in args])
 
 
 def get_device_from_array(*arrays) -> Device:

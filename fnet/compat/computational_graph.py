@@ -12,10 +12,11 @@ are looked through.
 
 from __future__ import annotations
 
-from ..autodiff.tracer import Record, Tracer
+from ..autodiff import Record, Tracer
+from ._tape import PrimitiveNode, VariableNode, attached, node_of, tracer_node
 from .function_hooks import unmarked
-from .function_node import FunctionNode, _PrimitiveNode, attached, node_of, tracer_node
-from .variable import LeafRecord, Variable, VariableNode
+from .function_node import FunctionNode
+from .variable import Variable
 
 __all__ = ["ComputationalGraph", "DotNode", "build_computational_graph"]
 
@@ -38,7 +39,7 @@ def _style(style, default: dict, name: str) -> dict:
 
 
 def _is_function(node) -> bool:
-    return isinstance(node, (FunctionNode, _PrimitiveNode))
+    return isinstance(node, (FunctionNode, PrimitiveNode))
 
 
 class DotNode:
@@ -186,7 +187,7 @@ class _Builder:
         return self.variable(tracer_node(Tracer(record.ans, record.level, record)), record)
 
     def function(self, node):
-        key = ("function", node._record if type(node) is _PrimitiveNode else node)
+        key = ("function", node._record if type(node) is PrimitiveNode else node)
         if key not in self.nodes:
             self.nodes[key] = node
             self.pending.append((node, None))
@@ -199,7 +200,7 @@ class _Builder:
         """The function node that made the value of ``record`` (None for a leaf)."""
         if record is None:
             return None
-        if type(record) is LeafRecord or record.primitive is None:
+        if record.primitive is None:
             return None
         if all(p is None for p in record.parents):  # cut by unchain_backward: a leaf now
             return None
@@ -207,14 +208,14 @@ class _Builder:
         if node is not None:
             return node
         record = unmarked(record, through_exit=True)
-        if type(record) is LeafRecord or record.primitive is None:
+        if record.primitive is None:
             return None
         if all(p is None for p in record.parents):
             return None
         return node_of(record)
 
     def inputs(self, function) -> list:
-        if type(function) is _PrimitiveNode:
+        if type(function) is PrimitiveNode:
             return [self.variable_of_record(p.record) for p in function._record.parents if p is not None]
         return [self.variable(x, getattr(x, "_record", None)) for x in function.inputs or ()]
 
@@ -261,7 +262,7 @@ def build_computational_graph(
             "build_computational_graph: remove_split=False is not supported any more (as in Chainer v7)\n"
             "  hint: leave remove_split at its default, True"
         )
-    if isinstance(outputs, (Variable, VariableNode, FunctionNode, _PrimitiveNode)):
+    if isinstance(outputs, (Variable, VariableNode, FunctionNode, PrimitiveNode)):
         outputs = [outputs]
     builder = _Builder()
     for out in outputs:

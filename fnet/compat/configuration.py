@@ -13,7 +13,7 @@ import threading
 
 import numpy
 
-from ..autodiff import tracer as _tracer
+from .. import autodiff
 
 __all__ = [
     "GlobalConfig",
@@ -44,11 +44,11 @@ class _BackpropSwitch:
     threads that set none. The value read is the switch's, so the key and the recording agree.
     """
 
-    get = staticmethod(_tracer.grad_enabled)
-    set = staticmethod(_tracer.set_grad_enabled)  # returns a token for ``restore``
-    restore = staticmethod(_tracer.restore_grad_enabled)
-    get_default = staticmethod(_tracer.default_grad_enabled)
-    set_default = staticmethod(_tracer.set_default_grad_enabled)
+    get = staticmethod(autodiff.grad_enabled)
+    set = staticmethod(autodiff.set_grad_enabled)  # returns a token for ``restore``
+    restore = staticmethod(autodiff.restore_grad_enabled)
+    get_default = staticmethod(autodiff.default_grad_enabled)
+    set_default = staticmethod(autodiff.set_default_grad_enabled)
 
 
 class GlobalConfig:

@@ -31,10 +31,11 @@ import warnings
 import numpy
 
 from .. import backend as _core_backend
-from ..autodiff.primitive import Primitive, take_output
-from ..autodiff.tracer import Tracer, grad_enabled, unbox_all
+from ..autodiff import Primitive, Tracer, grad_enabled, unbox_all
+from ..autodiff.primitive import take_output
 from . import _debug_stack, configuration
 from ._timer import NestedCallTimer
+from .backends import cuda
 from .variable import Variable
 
 __all__ = [
@@ -49,6 +50,7 @@ __all__ = [
     "observing",
     "observe",
     "unmarked",
+    "check_finite",
 ]
 
 
@@ -143,6 +145,11 @@ class BuiltinFunction:
     __slots__ = ("label", "in_data", "_out_grad", "_pending", "stack")
     _local_hooks = None
 
+    @property
+    def _impl_name(self) -> str:
+        """The name profiling hooks file this call under: the function's name."""
+        return self.label
+
     def __init__(self, label: str, in_data: tuple):
         self.label = label
         self.in_data = in_data
@@ -194,8 +201,6 @@ def observe(node, run, args: list, kwargs: dict):
     see (a node of the call, or the function's name for a :class:`BuiltinFunction`); the key of
     a noise function (``kwargs['key']``) is not one of its inputs.
     """
-    from .function_node import _check_finite
-
     found = _arrays(args, [])
     _arrays([v for k, v in kwargs.items() if k != "key"], found)
     in_data = tuple(unbox_all(x) for x in found)
@@ -221,9 +226,16 @@ def observe(node, run, args: list, kwargs: dict):
     for hook in hooks:
         hook.forward_postprocess(node, node.in_data)
     if configuration.config.debug:
-        _check_finite(node.label, "forward", [unbox_all(y) for y in _arrays(out, [])])
+        check_finite(node.label, "forward", [unbox_all(y) for y in _arrays(out, [])])
         node.stack = traceback.extract_stack()
     return out
+
+
+def check_finite(label: str, phase: str, arrays) -> None:
+    """Debug mode: fail on NaN in the results of ``label``'s ``phase`` ('forward', 'backward')."""
+    for a in arrays:
+        if a is not None and a.dtype.kind == "f" and _core_backend.xp(a).isnan(a).any():
+            raise RuntimeError(f"NaN is detected on {phase} computation of {label}")
 
 
 def _enter_impl(*xs, node):
@@ -234,21 +246,18 @@ def _exit_impl(token, *ys, node):
     return ys
 
 
-class _MarkerVJPs:
-    """The VJPs of a marker. The backward engine calls the VJP of operand 0 first: it runs
-    ``first(node, g)``, which gives that operand's cotangent; operand ``i`` > 0 gets slot
-    ``i + shift`` of the cotangent tuple ``g``."""
+def _marker_vjps(shift: int, first):
+    """The VJPs of a marker, by operand index. The backward engine calls the VJP of operand 0
+    first: it runs ``first(node, g)``, which gives that operand's cotangent; operand ``i`` > 0
+    gets slot ``i + shift`` of the cotangent tuple ``g``."""
 
-    def __init__(self, shift: int, first):
-        self._shift = shift
-        self._first = first
-
-    def __getitem__(self, index: int):
+    def make(index: int):
         if index == 0:
-            first = self._first
             return lambda g, ans, *operands, node: first(node, g)
-        slot = index + self._shift
+        slot = index + shift
         return lambda g, ans, *operands, node: g[slot]
+
+    return make
 
 
 def _before_backward(node, g):
@@ -272,16 +281,14 @@ def _after_backward(node, g):
         for hook in active_hooks(node):
             hook.backward_postprocess(node, node.in_data, node._out_grad)
         if configuration.config.debug:
-            from .function_node import _check_finite
-
-            _check_finite(node.label, "backward", [None if gx is None else unbox_all(gx) for gx in g[1:]])
+            check_finite(node.label, "backward", [None if gx is None else unbox_all(gx) for gx in g[1:]])
     return g[1]
 
 
 _enter = Primitive(_enter_impl, name="function_hook_entry")
-_enter.vjps = _MarkerVJPs(1, _after_backward)  # operands: the inputs; outputs: (token, *inputs)
+_enter.defvjp_variadic(_marker_vjps(1, _after_backward))  # operands: the inputs; outputs: (token, *inputs)
 _exit = Primitive(_exit_impl, name="function_hook_exit")
-_exit.vjps = _MarkerVJPs(-1, _before_backward)  # operands: (token, *outputs); outputs: the outputs
+_exit.defvjp_variadic(_marker_vjps(-1, _before_backward))  # operands: (token, *outputs); outputs: the outputs
 _MARKER_SHIFT = {_enter: -1, _exit: 1}  # output slot -> operand index, per marker
 
 
@@ -310,13 +317,7 @@ def unmarked(record, *, through_exit: bool):
 def _function_name(function) -> str:
     """The name profiling hooks file ``function`` under: the class of its node (of the wrapped
     ``Function`` for an old-style one), the label of a built-in function that has no class."""
-    from .function_node import FunctionAdapter
-
-    if isinstance(function, BuiltinFunction):
-        return function.label
-    if isinstance(function, FunctionAdapter):
-        return type(function.function).__name__
-    return type(function).__name__
+    return function._impl_name
 
 
 def _summarize(history, fields: tuple[str, ...]) -> dict:
@@ -460,8 +461,6 @@ class PrintHook(FunctionHook):
 
 def _cuda():
     """``chainer.backends.cuda``, after checking that CuPy works (``RuntimeError`` otherwise)."""
-    from .backends import cuda
-
     cuda.check_cuda_available()
     return cuda
 

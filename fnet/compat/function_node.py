@@ -16,57 +16,19 @@ import weakref
 import numpy
 
 from .. import backend
-from ..autodiff.primitive import Primitive, take_output
-from ..autodiff.tracer import Record, Tracer, unbox_all
+from ..autodiff import Tracer, unbox_all
+from ..autodiff.primitive import take_output
 from . import _debug_stack, configuration, function_hooks
+from ._tape import apply_node, old_style
+from .function_hooks import check_finite
 from .utils import type_check
 from .variable import (
-    LeafRecord,
     Variable,
-    VariableNode,
     as_variable,
     grad,  # noqa: F401  (Chainer defines chainer.grad in chainer.function_node)
 )
 
-__all__ = [
-    "FunctionNode",
-    "Function",
-    "FunctionAdapter",
-    "node_of",
-    "attach",
-    "attached",
-    "attach_untraced",
-    "untraced_creator",
-    "tracer_node",
-    "rank_of",
-]
-
-
-def _forward_impl(*inputs, node):
-    return node._run_forward(inputs)
-
-
-def _backward_vjp(index: int):
-    def vjp(g, ans, *inputs, node):
-        return node._gradient(index, g, ans, inputs)
-
-    return vjp
-
-
-class _PerOperandVJPs:
-    """The VJPs of a node's operands, for any number of operands (made on demand)."""
-
-    def __init__(self):
-        self._made: list = []
-
-    def __getitem__(self, index: int):
-        while len(self._made) <= index:
-            self._made.append(_backward_vjp(len(self._made)))
-        return self._made[index]
-
-
-_apply_node = Primitive(_forward_impl, name="FunctionNode")
-_apply_node.vjps = _PerOperandVJPs()
+__all__ = ["FunctionNode", "Function", "FunctionAdapter"]
 
 
 def _is_array(x) -> bool:
@@ -138,6 +100,11 @@ class FunctionNode(_ForwardByDevice):
     @property
     def label(self) -> str:
         """The node's name in graphs and messages: its class name."""
+        return type(self).__name__
+
+    @property
+    def _impl_name(self) -> str:
+        """The name profiling hooks file this node under (Chainer's): its class name."""
         return type(self).__name__
 
     @property
@@ -218,7 +185,7 @@ class FunctionNode(_ForwardByDevice):
         for hook in hooks:
             hook.forward_preprocess(self, tuple(arrays))
         self._targets = tuple(i for i, d in enumerate(data) if type(d) is Tracer)
-        packed = _apply_node(*data, node=self)
+        packed = apply_node(*data, node=self)
         n = len(packed.value) if type(packed) is Tracer else len(packed)
         if type(packed) is Tracer:  # an output that forward left None is a Variable of None
             values = packed.value
@@ -238,7 +205,7 @@ class FunctionNode(_ForwardByDevice):
             outputs[i].node._retain(outputs[i].array)
         self.rank = max((v.rank for v in variables), default=0)
         if configuration.config.debug:
-            _check_finite(self.label, "forward", [y.array for y in outputs])
+            check_finite(self.label, "forward", [y.array for y in outputs])
             self.stack = traceback.extract_stack()
         return outputs
 
@@ -280,7 +247,7 @@ class FunctionNode(_ForwardByDevice):
                 _debug_stack.add_creation_stack(self, error)
                 raise
             if configuration.config.debug:  # (Chainer's NaN error tells no stack)
-                _check_finite(self.label, "backward", [getattr(v, "value", v) for v in result.values()])
+                check_finite(self.label, "backward", [getattr(v, "value", v) for v in result.values()])
             cache = self._cache = (g, result)
         return cache[1].get(index)
 
@@ -353,13 +320,6 @@ def _variable_of(node, x):
     return variable if variable is not None and variable._data is x else as_variable(x)
 
 
-def _check_finite(label: str, phase: str, arrays) -> None:
-    """Debug mode: fail on NaN in the results of ``label``."""
-    for a in arrays:
-        if a is not None and a.dtype.kind == "f" and backend.xp(a).isnan(a).any():
-            raise RuntimeError(f"NaN is detected on {phase} computation of {label}")
-
-
 class FunctionAdapter(FunctionNode):
     """The node that runs an old-style ``Function``."""
 
@@ -373,6 +333,10 @@ class FunctionAdapter(FunctionNode):
     @property
     def label(self) -> str:
         return self._function.label
+
+    @property
+    def _impl_name(self) -> str:
+        return type(self._function).__name__
 
     def check_type_forward(self, in_types) -> None:
         self._function.check_type_forward(in_types)
@@ -416,7 +380,7 @@ def _old_style_gradient(gx, label: str, recorded: bool):
     if not recorded:
         return Variable(gx, requires_grad=False)
     g = Variable(gx)
-    g._data.record.old_style = label
+    old_style[g._data.record] = label
     return g
 
 
@@ -496,128 +460,3 @@ class Function(_ForwardByDevice):
     def unchain(self) -> None:
         if self._node is not None:
             self._node.unchain()
-
-
-class _PrimitiveNode:
-    """A view of a built-in operation in the graph, in the shape of a FunctionNode (for the
-    operations that no Chainer class stands for)."""
-
-    def __init__(self, record: Record):
-        self._record = record
-
-    @property
-    def label(self) -> str:
-        return self._record.primitive.name
-
-    @property
-    def inputs(self) -> tuple:
-        return tuple(tracer_node(p) for p in self._record.parents if p is not None)
-
-    @property
-    def rank(self) -> int:
-        return max((rank_of(p) for p in self._rank_inputs()), default=0)
-
-    def _rank_inputs(self) -> list:
-        return [p for p in self._record.parents if p is not None]
-
-    def _know_rank(self, rank: int) -> None:
-        """Nothing to keep: a view is made afresh each time."""
-
-    def __eq__(self, other):
-        return type(other) is _PrimitiveNode and other._record is self._record
-
-    def __hash__(self):
-        return hash(id(self._record))
-
-
-def rank_of(tracer: Tracer) -> int:
-    """The rank of the variable ``tracer`` stands for: 0 for a leaf, else its creator's + 1.
-
-    The graph is walked with a stack of its own (a deep graph does not recurse). A node whose
-    rank comes from its inputs has ``_rank_inputs()``, its traced inputs (None once it knows its
-    rank), and ``_know_rank(rank)``, told the rank found; other nodes keep their ``rank``.
-    """
-    ranks: dict[int, int] = {}  # id(record) -> rank, for the records under ``tracer``
-    stack = [tracer.record]
-    while stack:
-        record = stack[-1]
-        if id(record) in ranks:
-            stack.pop()
-            continue
-        leaf = type(record) is LeafRecord or record.primitive is None
-        node = None if leaf else node_of(record)
-        inputs = getattr(node, "_rank_inputs", None)
-        inputs = None if inputs is None else inputs()
-        if inputs is None:
-            ranks[id(record)] = 0 if node is None else node.rank + 1
-            stack.pop()
-            continue
-        waiting = [x.record for x in inputs if id(x.record) not in ranks]
-        if waiting:
-            stack.extend(waiting)
-            continue
-        rank = max((ranks[id(x.record)] for x in inputs), default=0)
-        node._know_rank(rank)
-        ranks[id(record)] = rank + 1
-        stack.pop()
-    return ranks[id(tracer.record)]
-
-
-def tracer_node(tracer: Tracer):
-    """The VariableNode of the variable ``tracer`` stands for."""
-    from .variable import _owners
-
-    record = tracer.record
-    variable = record.variable() if type(record) is LeafRecord else _owners.get(record)
-    return variable.node if variable is not None else VariableNode(Variable._of(tracer))
-
-
-def attach(record: Record, node) -> None:
-    """Make ``node`` (a built-in function's node) the creator of the value ``record`` made (kept
-    in the record's ``note``: it lives as long as the record)."""
-    record.note = node
-
-
-# Built-in functions applied to arrays only make Variables without a record; Chainer still gives
-# them a creator (while backprop is enabled). By the Variable's id, with a weak reference to it.
-_untraced: dict = {}
-
-
-def attach_untraced(variable: Variable, node) -> None:
-    """Make ``node`` the creator of ``variable``, an output that holds a plain array."""
-    key = id(variable)
-    forget = _untraced.pop  # bound now: the callback may run while the interpreter exits
-    _untraced[key] = (weakref.ref(variable, lambda _, key=key: forget(key, None)), node)
-
-
-def untraced_creator(variable: Variable):
-    """The node attached to ``variable`` by :func:`attach_untraced` (None if none)."""
-    entry = _untraced.get(id(variable))
-    return entry[1] if entry is not None and entry[0]() is variable else None
-
-
-def attached(record: Record):
-    """The built-in function's node attached to ``record`` (None if there is none). A note of
-    ``(make, value, pure, args, kwargs)`` left by a call of ``pure`` becomes the node
-    ``make(value, pure)`` on first use."""
-    note = getattr(record, "note", None)
-    if type(note) is tuple:
-        make, value, pure, args, kwargs = note
-        note = make(value, pure)
-        note._attach(args, kwargs, Tracer(record.ans, record.level, record))
-    return note
-
-
-def node_of(record: Record):
-    """The node that made ``record``: a built-in function's node attached to it, a user's
-    FunctionNode, or a view of a built-in operation."""
-    node = attached(record)
-    if node is not None:
-        return node
-    primitive = record.primitive
-    if primitive is take_output:
-        parent = record.parents[0]
-        return None if parent is None else node_of(parent.record)
-    if primitive is _apply_node:
-        return record.params["node"]
-    return _PrimitiveNode(record)

@@ -8,19 +8,28 @@ the raw array, so inference and data inputs cost nothing extra.
 
 from __future__ import annotations
 
-import importlib
 import warnings
 import weakref
 
 import numpy
 
 from .. import backend
-from ..autodiff.tracer import Record, Tracer, unbox_all
+from ..autodiff import Record, Tracer, unbox_all
+from ..autodiff import backward as _run_backward
 from ..errors import aval
-from . import _debug_stack, configuration
+from . import _debug_stack, configuration, initializers
 from ._migration import keyword_error
-
-_engine = importlib.import_module("fnet.autodiff.backward")
+from ._tape import (
+    VariableNode,
+    apply_node,
+    cut_records,
+    label,
+    node_of,
+    old_style,
+    owners,
+    untraced_creator,
+)
+from .backend import CpuDevice, get_device_from_array
 
 __all__ = [
     "Variable",
@@ -34,36 +43,16 @@ __all__ = [
     "force_backprop_mode",
 ]
 
-# The Variables that present intermediate values, by the Record that made their value: backward
-# with ``retain_grad`` gives them their grads, and graph views find their names.
-_owners: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
-# The Records of variables cut from their creators by ``unchain``: each stays in the graph of
-# the values computed from it (so that backward reaches it) and is its variable's leaf there.
-# Each maps to (a weak reference to the variable, the operands the record had).
-_cut: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-class LeafRecord(Record):
-    """The Record of a Variable that no recorded operation made (a parameter, an input).
-
-    ``old_style`` names the old-style Function whose backward made the variable (a gradient
-    that cannot be differentiated again, as in Chainer); None for others.
-    """
-
-    __slots__ = ("variable", "old_style")
-
-    def __init__(self, value, variable: Variable):
-        super().__init__(None, (), (), None, value, 0)
-        self.variable = weakref.ref(variable)
-        self.old_style = None
-
 
 def _refuse_old_style(records) -> None:
     """Chainer's error for a backward pass that reaches a gradient an old-style Function made."""
+    if not old_style:
+        return
     for record in records:
-        if type(record) is LeafRecord and record.old_style is not None:
+        function = old_style.get(record)
+        if function is not None:
             raise RuntimeError(
-                f'cannot twice-differentiate an old style Function "{record.old_style}"\n'
+                f'cannot twice-differentiate an old style Function "{function}"\n'
                 "  hint: write the function as a chainer.FunctionNode, whose backward uses chainer.functions"
             )
 
@@ -96,6 +85,10 @@ def _check_grad(variable: Variable, g, where: str) -> None:
 
 class Variable:
     """An array that remembers how it was computed, so that ``backward()`` can find gradients.
+
+    Its operators (``fnet.compat._operators``) and the methods that are Chainer functions
+    (``T``, ``reshape``, ``transpose``, ``mean``: ``fnet.compat.functions``) are installed by
+    the modules that define those functions.
 
     >>> import numpy
     >>> x = Variable(numpy.array([3.0], numpy.float32))
@@ -171,7 +164,7 @@ class Variable:
         traced = type(value) is Tracer
         if traced:
             if isinstance(value.value, numpy.generic):  # NumPy ufuncs give scalars for 0-d arrays
-                value.value = numpy.asarray(value.value)
+                value = Tracer(numpy.asarray(value.value), value.level, value.record)
         elif isinstance(value, numpy.generic):
             value = numpy.asarray(value)
         v = object.__new__(Variable)
@@ -181,7 +174,7 @@ class Variable:
         v._requires_grad = traced
         v._node_made = None
         if traced:
-            _owners[value.record] = v
+            owners[value.record] = v
         return v
 
     # -- the array ------------------------------------------------------------------------
@@ -212,10 +205,10 @@ class Variable:
                     "  hint: call cleargrad() first, or set an array of the same shape"
                 )
         current = self._data
-        if type(current) is Tracer and type(current.record) is not LeafRecord:
+        if type(current) is Tracer and not current.record.owned:
             self._data = Tracer(value, current.level, current.record)
         elif self._requires_grad and value is not None:
-            self._data = Tracer(value, 0, LeafRecord(value, self))
+            self._data = Tracer.input(value, 0, owner=self)
         else:
             self._data = value
 
@@ -365,8 +358,6 @@ class Variable:
     @property
     def device(self):
         """The device the data lives on (Chainer's device objects)."""
-        from .backend import CpuDevice, get_device_from_array
-
         return CpuDevice() if self.array is None else get_device_from_array(self.array)
 
     @property
@@ -381,14 +372,7 @@ class Variable:
     def label(self) -> str:
         """A short text for the variable: its shape and dtype."""
         data = self.array
-        return _label(None, None) if data is None else _label(data.shape, data.dtype)
-
-    @property
-    def T(self) -> Variable:
-        """The transposed variable."""
-        from .functions import transpose
-
-        return transpose(self)
+        return label(None, None) if data is None else label(data.shape, data.dtype)
 
     def __len__(self) -> int:
         shape = self.shape
@@ -400,34 +384,14 @@ class Variable:
         """The only element as a Python scalar."""
         return self.array.item()
 
-    def reshape(self, *shape) -> Variable:
-        from .functions import reshape
-
-        return reshape(self, shape[0] if len(shape) == 1 and not isinstance(shape[0], int) else shape)
-
-    def transpose(self, *axes) -> Variable:
-        from .functions import transpose
-
-        if len(axes) == 1 and (axes[0] is None or not isinstance(axes[0], int)):
-            axes = axes[0]
-        return transpose(self, axes or None)
-
-    def mean(self, axis=None, *, weights=None, keepdims: bool = False) -> Variable:
-        """The mean over ``axis``, weighted by ``weights`` when given."""
-        from .functions import average
-
-        return average(self, axis=axis, weights=weights, keepdims=keepdims)
-
     # -- the graph ------------------------------------------------------------------------
     @property
     def creator_node(self):
         """The FunctionNode that made this variable (None for a leaf)."""
-        from .function_node import node_of, untraced_creator
-
         data = self._data
         if type(data) is not Tracer:  # a built-in function's output on arrays (no gradient)
             return untraced_creator(self)
-        if type(data.record) is LeafRecord:
+        if data.record.owned:
             return None
         record = data.record
         if record.parents and not any(p is not None for p in record.parents):  # cut by unchain
@@ -453,12 +417,12 @@ class Variable:
     def unchain(self) -> None:
         """Forget how this variable was made: it becomes a leaf of the graph (keeping its rank)."""
         data = self._data
-        if type(data) is Tracer and type(data.record) is not LeafRecord:
+        if type(data) is Tracer and not data.record.owned:
             self.node._rank = self.rank
             record = data.record
-            parents, record.parents = record.parents, (None,) * len(record.parents)
+            parents = record.cut()
             if self._requires_grad:
-                _cut[record] = (weakref.ref(self), parents)
+                cut_records[record] = (weakref.ref(self), parents)
             else:
                 self._data = data.value
 
@@ -470,20 +434,18 @@ class Variable:
         if node is None:
             self.unchain()
             return
-        from .function_node import _apply_node, node_of
-
         data = self._data
         traced = type(data) is Tracer
-        cut = _cut.get(data.record) if traced else None
+        cut = cut_records.get(data.record) if traced else None
         if cut is not None:
-            data.record.parents = cut[1]
+            data.record.relink(cut[1])
             if node_of(data.record) is node:
-                del _cut[data.record]
+                del cut_records[data.record]
                 self.node._rank = node.rank + 1
                 return
-            data.record.parents = (None,) * len(cut[1])
+            data.record.cut()
         value = data.value if traced else data
-        self._data = Tracer(value, 0, Record(_apply_node, (), (), {"node": node}, value, 0))
+        self._data = Tracer(value, 0, Record(apply_node, (), (), {"node": node}, value, 0))
         self._requires_grad = True
         self.node._rank = node.rank + 1
 
@@ -512,8 +474,7 @@ class Variable:
             if id(record) in seen:
                 continue
             seen.add(id(record))
-            stack.extend(p.record for p in record.parents if p is not None)
-            record.parents = (None,) * len(record.parents)
+            stack.extend(p.record for p in record.cut() if p is not None)
         self.unchain()
 
     def backward(
@@ -663,15 +624,6 @@ class Variable:
     __hash__ = None  # as Chainer's: key dicts and sets by id(variable)
 
 
-def _label(shape, dtype) -> str:
-    """Chainer's label of a variable: ``(2, 3), float32``, the dtype alone for a scalar."""
-    if shape is None:
-        return "None"
-    if shape == ():
-        return str(dtype)
-    return f"({', '.join(map(str, shape))}), {dtype}"
-
-
 def _statistics(a) -> str:
     """Chainer's statistics line: mean and standard deviation (none for an empty array)."""
     if a.size == 0:
@@ -703,8 +655,6 @@ class Parameter(Variable):
     _grad_fill: float | None = None
 
     def __init__(self, initializer=None, shape=None, name: str | None = None):
-        from . import initializers
-
         if initializer is None:
             initializer = initializers.NaN()
         elif numpy.isscalar(initializer):
@@ -745,8 +695,6 @@ class Parameter(Variable):
 
     def initialize(self, shape) -> None:
         """Draw the array of ``shape`` from the initializer, and the grad as ``_grad_fill`` says."""
-        from . import initializers
-
         device = self._initial_device
         self._take(initializers.generate_array(self.initializer, shape, device.xp, device=device))
 
@@ -822,113 +770,6 @@ def _rebuild_parameter(array, name, grad, initializer, update_rule, initial_devi
     return p
 
 
-class VariableNode:
-    """A variable's place in the graph: what made it, its shape and dtype, its name.
-
-    A Variable has one node for its lifetime; a node whose variable is gone keeps what it
-    showed (name, shape, dtype) for graph views. ``_rank`` pins the rank (Chainer keeps a
-    variable's rank when it is cut from its creator); None derives it from the creator.
-    """
-
-    _rank = None
-
-    def __init__(self, variable: Variable, name: str | None = None, **kwargs):
-        if kwargs:
-            if "grad" in kwargs:  # a v1 argument, refused with ValueError as Chainer v7 does
-                raise ValueError(
-                    "VariableNode: unexpected keyword argument 'grad'\n"
-                    "  hint: pass the gradient to the Variable instead (Variable(data, grad=g) or v.grad = g)"
-                )
-            raise TypeError(f"VariableNode() got unexpected keyword argument(s) {', '.join(sorted(kwargs))}")
-        self._variable = weakref.ref(variable)
-        data = variable._data
-        self._record = data.record if type(data) is Tracer else None
-        self._name = variable.name if name is None else name
-        array = variable.array
-        self._shape = None if array is None else array.shape
-        self._dtype = None if array is None else array.dtype
-        self._requires_grad = variable.requires_grad
-
-    def _seen(self, field: str):
-        """``field`` of the live variable, or the value it had when last seen."""
-        v = self._variable()
-        if v is None:
-            return getattr(self, "_" + field)
-        array = v.array
-        if field == "shape":
-            return None if array is None else array.shape
-        return None if array is None else array.dtype
-
-    @property
-    def name(self):
-        v = self._variable()
-        return self._name if v is None else v.name
-
-    @name.setter
-    def name(self, value) -> None:
-        self._name = value
-        v = self._variable()
-        if v is not None:
-            v.name = value
-
-    @property
-    def shape(self):
-        return self._seen("shape")
-
-    @property
-    def dtype(self):
-        return self._seen("dtype")
-
-    @property
-    def requires_grad(self) -> bool:
-        return self._requires_grad
-
-    @property
-    def rank(self) -> int:
-        v = self._variable()
-        return (self._rank or 0) if v is None else v.rank
-
-    @property
-    def data(self):
-        """The variable's array; once the variable is gone, the array a function retained."""
-        v = self._variable()
-        return self._retained if v is None else v.array
-
-    _retained = None
-
-    def _retain(self, array) -> None:
-        """Keep ``array`` (a function retained it for its backward) past the variable's life."""
-        self._retained = array
-
-    @property
-    def creator_node(self):
-        v = self._variable()
-        return None if v is None else v.creator_node
-
-    @property
-    def creator(self):
-        v = self._variable()
-        return None if v is None else v.creator
-
-    @property
-    def label(self) -> str:
-        """A short text for the node: its variable's shape and dtype."""
-        return _label(self.shape, self.dtype)
-
-    def unchain(self) -> None:
-        """Cut the variable from its creator (see ``Variable.unchain``)."""
-        v = self._variable()
-        if v is not None:
-            v.unchain()
-
-    def get_variable(self):
-        """The Variable of this node (or None once it is gone)."""
-        return self._variable()
-
-    def get_variable_or_none(self):
-        return self._variable()
-
-
 def as_variable(obj) -> Variable:
     """``obj`` itself if it is a Variable; otherwise a Variable of it that needs no gradient."""
     if isinstance(obj, Variable):
@@ -966,18 +807,22 @@ def _backprop(
     _refuse_old_style(root.record for root, _ in roots)
     wanted = None
     if inputs is not None:
-        wanted = dict(_owners.items()) if retain_grad else {}
+        wanted = dict(owners.items()) if retain_grad else {}
         for v in inputs:
             data = v._data
             if type(data) is Tracer:
                 wanted[data.record] = v
     elif retain_grad:
-        wanted = dict(_owners.items())
+        wanted = dict(owners.items())
     keep = None if not wanted else wanted.__contains__
-    if _cut:  # the cut variables' records are leaves: keep their cotangents too
-        keep = _cut.__contains__ if not wanted else lambda record: record in _cut or record in wanted
+    if cut_records:  # the cut variables' records are leaves: keep their cotangents too
+        keep = (
+            cut_records.__contains__
+            if not wanted
+            else lambda record: record in cut_records or record in wanted
+        )
     try:
-        cotangents = _engine.backward(roots, create_graph=create_graph, keep=keep) if roots else {}
+        cotangents = _run_backward(roots, create_graph=create_graph, keep=keep) if roots else {}
     except Exception as error:  # in debug mode, say where the failing function was applied
         if configuration.config.debug:
             _debug_stack.report_failed_backward(error)
@@ -986,16 +831,16 @@ def _backprop(
     if inputs is not None:
         if retain_grad:  # the intermediate variables on the way get their gradients
             for record, ct in cotangents.items():
-                variable = wanted.get(record) if type(record) is not LeafRecord else None
+                variable = wanted.get(record) if not record.owned else None
                 if variable is not None and variable._requires_grad:
                     variable._grad_var = Variable._of(ct)
         return [_to_grad(cotangents.get(v._data.record)) if type(v._data) is Tracer else None for v in inputs]
     for record, ct in cotangents.items():
-        leaf = type(record) is LeafRecord
+        leaf = record.owned
         if leaf:
-            variable = record.variable()
+            variable = record.owner
         else:
-            cut = _cut.get(record) if _cut else None
+            cut = cut_records.get(record) if cut_records else None
             leaf = cut is not None
             if leaf:
                 variable = cut[0]()

@@ -14,7 +14,6 @@ from ._dtypes import strict_float_operands
 from .broadcast import broadcast_to, sum_to
 from .elementwise import multiply, negative
 from .shape import (
-    _PerOperand,
     _shape,
     expand_dims,
     reshape,
@@ -177,7 +176,7 @@ def _einsum_vjp(index):
     return vjp
 
 
-_einsum.vjps = _PerOperand(_einsum_vjp)
+_einsum.defvjp_variadic(_einsum_vjp)
 
 
 def einsum(subscripts: str, *operands):

@@ -194,21 +194,7 @@ def _concatenate_vjp(index):
     return vjp
 
 
-class _PerOperand:
-    """VJPs of a variadic primitive, made on demand for each operand index."""
-
-    def __init__(self, make):
-        self.make = make
-        self.cache: dict = {}
-
-    def __getitem__(self, index):
-        vjp = self.cache.get(index)
-        if vjp is None:
-            vjp = self.cache[index] = self.make(index)
-        return vjp
-
-
-_concatenate.vjps = _PerOperand(_concatenate_vjp)
+_concatenate.defvjp_variadic(_concatenate_vjp)
 
 
 def concatenate(arrays, axis: int = 0):

@@ -13,7 +13,16 @@ import numpy
 
 from ... import backend as _core
 
-__all__ = ["Device", "CpuDevice", "convert_arrays", "array_to_cpu"]
+__all__ = ["Device", "CpuDevice", "convert_arrays", "array_to_cpu", "get_array_module"]
+
+
+def get_array_module(*args):
+    """``cupy`` if one of ``args`` is a CuPy array (or a Variable holding one), else ``numpy``.
+
+    A Variable is looked into by its ``array`` attribute (the Variable class stands above the
+    devices, which do not import it); arrays have no such attribute.
+    """
+    return _core.xp(*[getattr(a, "array", a) for a in args])
 
 
 def convert_arrays(arrays, convert):

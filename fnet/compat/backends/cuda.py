@@ -16,8 +16,9 @@ import warnings
 import numpy
 
 from ... import backend as _core
+from ..configuration import config as _config
 from ._cpu import Device as _Device
-from ._cpu import array_to_cpu, convert_arrays
+from ._cpu import array_to_cpu, convert_arrays, get_array_module
 
 __all__ = [
     "available",
@@ -346,14 +347,6 @@ def raw(code, name, *args, **kwargs):
     return cupy.RawKernel(code, name, *args, **kwargs)
 
 
-def get_array_module(*args):
-    """``numpy`` or ``cupy``, after the arrays (or Variables' arrays) among ``args``; the same as
-    ``chainer.backend.get_array_module``."""
-    from ..backend import get_array_module as get
-
-    return get(*args)
-
-
 def get_max_workspace_size() -> int:
     """cuDNN's workspace size in bytes (0 without cuDNN)."""
     return cudnn.get_max_workspace_size() if cudnn_enabled else 0
@@ -382,9 +375,7 @@ _CUDNN_LEVELS = {
 
 
 def _config_choice(key: str, choices: dict):
-    from ..configuration import config
-
-    value = getattr(config, key)
+    value = getattr(_config, key)
     if value not in choices:
         raise ValueError(f"chainer.config.{key} must be 'always', 'auto' or 'never', got {value!r}")
     return choices[value]

@@ -13,7 +13,7 @@ array([2., 4.], dtype=float32)
 
 from __future__ import annotations
 
-from ...autodiff.tracer import Tracer
+from ...autodiff import Tracer
 from .. import configuration
 from ..function_node import FunctionNode
 from ..variable import Variable, backward, force_backprop_mode, no_backprop_mode

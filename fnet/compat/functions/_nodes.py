@@ -5,7 +5,7 @@ name, its constructor's parameters and the lifted function it stands for. It hol
 ``ReLU().apply((x,))`` calls ``functions.relu`` with the constructor's arguments as keywords,
 and ``functions.relu(x).creator`` is a ``ReLU`` whose ``inputs``, ``outputs`` and ``rank`` are
 those of that call. The lift makes the node (without running ``__init__``) and files it under
-its outputs' records with :func:`function_node.attach`, so ``y.creator`` finds it.
+its outputs' records with :func:`_tape.attach`, so ``y.creator`` finds it.
 """
 
 from __future__ import annotations
@@ -15,10 +15,11 @@ import inspect
 import weakref
 
 from ... import backend
-from ...autodiff.tracer import Tracer
-from ..function_node import FunctionNode, attach, attach_untraced, rank_of, tracer_node
+from ...autodiff import Tracer
+from .._tape import VariableNode, attach, attach_untraced, rank_of, tracer_node
+from ..function_node import FunctionNode
 from ..utils.type_check import InvalidType
-from ..variable import Variable, VariableNode
+from ..variable import Variable
 
 __all__ = ["BuiltinNode", "node_class", "parse"]
 

@@ -15,12 +15,13 @@ import numpy
 
 from ... import backend, ops
 from ... import functions as _pure
-from ...autodiff.tracer import unbox_all
+from ...autodiff import unbox_all
 from ...functions import noise as _noise
 from .. import _modules
 from ..variable import Variable
-from . import _LIFTED, lift
 from ._forget import Forget
+from ._lift import LIFTED as _LIFTED
+from ._lift import lift
 from ._nodes import node_class, parse
 
 __all__ = ["TREE", "CLASSES", "LINK_NODES"]

@@ -3,9 +3,10 @@ as a Variable."""
 
 from __future__ import annotations
 
-from ...autodiff.tracer import unbox_all
+from ...autodiff import Tracer, unbox_all
 from ...functions import sparse as _sparse
 from ...functions.sparse import get_order
+from ..variable import Variable
 
 __all__ = ["CooMatrix", "get_order", "to_coo"]
 
@@ -19,8 +20,6 @@ class CooMatrix:
     """
 
     def __init__(self, data, row, col, shape, order=None, requires_grad: bool = False):
-        from ..variable import Variable
-
         if not isinstance(data, Variable):
             data = Variable(data, requires_grad=requires_grad)
         self.data = data
@@ -29,9 +28,6 @@ class CooMatrix:
     @classmethod
     def of(cls, pure: _sparse.CooMatrix) -> CooMatrix:
         """The Chainer-layer view of the pure matrix ``pure``."""
-        from ...autodiff.tracer import Tracer
-        from ..variable import Variable
-
         if pure.requires_grad and type(pure.data) is not Tracer:  # a new leaf, as Chainer makes
             return cls(pure.data, pure.row, pure.col, pure.shape, pure.order, requires_grad=True)
         view = object.__new__(cls)
@@ -53,6 +49,5 @@ class CooMatrix:
 
 def to_coo(x, ldnz: int | None = None, requires_grad: bool = False) -> CooMatrix:
     """The nonzero entries of a dense matrix ``(rows, cols)`` or batch as a ``CooMatrix``."""
-    from ..functions import unwrap
-
-    return CooMatrix.of(_sparse.to_coo(unwrap(x), ldnz, requires_grad))
+    dense = x._data if isinstance(x, Variable) else x
+    return CooMatrix.of(_sparse.to_coo(dense, ldnz, requires_grad))
