@@ -111,6 +111,22 @@ def test_literal_import_module_is_an_arrow(rules, tmp_path):
     assert broken.startswith("back-arrow: fnet.data.convert:2 imports fnet.compat.variable")
 
 
+def test_a_look_up_in_sys_modules_is_an_arrow(rules, tmp_path):
+    root = _tree(
+        tmp_path,
+        {
+            "fnet/compat/backend.py": "",
+            "fnet/data/convert.py": "import sys\nb = sys.modules.get('fnet.compat.backend')\n"
+            "c = sys.modules['fnet.compat.backend']\n",
+        },
+    )
+    broken = rules.check(root)
+    assert [line.split(" (")[0] for line in broken] == [
+        "back-arrow: fnet.data.convert:2 imports fnet.compat.backend",
+        "back-arrow: fnet.data.convert:3 imports fnet.compat.backend",
+    ]
+
+
 def test_a_deferred_import_with_a_reason_is_allowed(rules, tmp_path, monkeypatch):
     root = _tree(
         tmp_path,

@@ -4,8 +4,10 @@
 
 Every ``.py`` file under ``ROOT/fnet`` is read as a syntax tree (nothing is imported). An import
 of an fnet module is an arrow, wherever it stands: at the top of a module, inside a function (a
-function-local import hides an arrow from a reader, not from this check), or as a literal
-``importlib.import_module("fnet....")``. Three rules:
+function-local import hides an arrow from a reader, not from this check), as a literal
+``importlib.import_module("fnet....")``, or as a look-up ``sys.modules["fnet...."]`` /
+``sys.modules.get("fnet....")`` (a module used only when something else loaded it is still
+a dependency). Three rules:
 
 1. **Layers.** Each module belongs to the layer of its package (``LAYERS``); it may import its
    own package and the layers below, never a layer above or a package beside it on its level.
@@ -124,13 +126,34 @@ class _Reader(ast.NodeVisitor):
             full = f"{module}.{alias.name}"
             self._add(full if full in self.modules else module, node)
 
+    def _add_literal(self, node, literal) -> None:
+        if isinstance(literal, ast.Constant) and isinstance(literal.value, str):
+            if literal.value.startswith("fnet"):
+                self._add(literal.value, node)
+
     def visit_Call(self, node):
         func = node.func
         called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
-        if called == "import_module" and node.args and isinstance(node.args[0], ast.Constant):
-            if isinstance(node.args[0].value, str) and node.args[0].value.startswith("fnet"):
-                self._add(node.args[0].value, node)
+        if node.args and (
+            called == "import_module" or (called == "get" and _is_sys_modules(getattr(func, "value", None)))
+        ):
+            self._add_literal(node, node.args[0])
         self.generic_visit(node)
+
+    def visit_Subscript(self, node):
+        if _is_sys_modules(node.value):
+            self._add_literal(node, node.slice)
+        self.generic_visit(node)
+
+
+def _is_sys_modules(node) -> bool:
+    """Whether ``node`` is the expression ``sys.modules``."""
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr == "modules"
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "sys"
+    )
 
 
 def layer_of(module: str) -> tuple[int, str]:

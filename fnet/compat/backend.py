@@ -18,6 +18,7 @@ import numpy
 
 from .. import backend as _core
 from ..autodiff import unbox_all
+from ..data import convert as _convert
 from . import chainerx
 from .backends import cuda
 from .backends._cpu import CpuDevice, Device, array_to_cpu, convert_arrays, get_array_module
@@ -200,3 +201,7 @@ def from_chx(array):
     """Chainer's conversion of an array (or a list or tuple of them) from ChainerX: NumPy and
     CuPy arrays come back as they are (none is a ChainerX array); other types are a TypeError."""
     return convert_arrays(array, _array_from_chx)
+
+
+# converters (fnet.data) read device specs with Chainer's rules while this layer is in use
+_convert.set_device_reader(get_device)

@@ -6,31 +6,47 @@ them to a device. A converter is any callable ``converter(batch, device)``; the 
 decorator makes a function one that accepts every device spec (an int GPU id, ``'@numpy'``,
 ``'@cupy:0'``, a device object) and hands it a device object.
 
-Device specs are read with ``chainer.get_device``'s rules when the Chainer layer
-(``fnet.compat``) is in use, and with ``fnet.backend.get_device`` otherwise; either way the
-converter gets an ``fnet.backend.Device`` (Chainer's devices are such devices).
+Device specs are read with ``fnet.backend.get_device`` unless a layer above registers its own
+reader with ``set_device_reader`` (the Chainer layer registers ``chainer.get_device``'s rules);
+either way the converter gets an ``fnet.backend.Device`` (Chainer's devices are such devices).
 """
 
 from __future__ import annotations
 
 import abc
 import functools
-import sys
+from collections.abc import Callable
 
 import numpy
 
 from .. import backend
 
-__all__ = ["Converter", "converter", "concat_examples", "concat_examples_func", "to_device"]
+__all__ = [
+    "Converter",
+    "converter",
+    "concat_examples",
+    "concat_examples_func",
+    "to_device",
+    "set_device_reader",
+]
+
+# ``reader(device_spec) -> Device``, registered by a layer above with its own rules; None: fnet's
+_device_reader: Callable | None = None
+
+
+def set_device_reader(reader: Callable | None) -> None:
+    """Read device specs given to converters with ``reader(device_spec) -> Device`` from now on
+    (None: ``fnet.backend.get_device``, with every negative int the CPU)."""
+    global _device_reader
+    _device_reader = reader
 
 
 def _get_device(device_spec):
     """The device that ``device_spec`` names; None stays None (arrays stay where they are)."""
     if device_spec is None or isinstance(device_spec, backend.Device):
         return device_spec
-    chainer_backend = sys.modules.get("fnet.compat.backend")
-    if chainer_backend is not None:
-        return chainer_backend.get_device(device_spec)
+    if _device_reader is not None:
+        return _device_reader(device_spec)
     if (
         isinstance(device_spec, (int, numpy.integer))
         and not isinstance(device_spec, bool)

@@ -78,10 +78,18 @@ def test_converter_hands_a_device_object():
 
 
 def test_device_specs_without_the_chainer_layer(monkeypatch):
-    monkeypatch.delitem(convert.sys.modules, "fnet.compat.backend")
+    monkeypatch.setattr(convert, "_device_reader", None)  # as before any layer registers one
     assert type(convert._get_device(-1)) is fnet.backend.CpuDevice
     assert type(convert._get_device("@numpy")) is fnet.backend.CpuDevice
     assert convert._get_device(-3) == fnet.backend.CPU
+
+
+def test_a_registered_device_reader_reads_the_specs(monkeypatch):
+    monkeypatch.setattr(convert, "_device_reader", None)
+    read = []
+    convert.set_device_reader(lambda spec: read.append(spec) or fnet.backend.CPU)
+    assert convert._get_device("@anything") == fnet.backend.CPU and read == ["@anything"]
+    assert convert._get_device(None) is None and read == ["@anything"]  # None never reaches it
 
 
 def test_call_converter_old_and_new_style():
