@@ -73,7 +73,8 @@ class _PureRule(UpdateRule):
         cls._batchable = pure is not None
         if pure is None:
             return
-        _RULES.append(cls.__name__)
+        if cls.__module__ == __name__:
+            _RULES.append(cls.__name__)
         fields = _hyperparameters(pure)
         cls._pure = staticmethod(pure)
         cls._names = tuple(p.name for p in fields)
@@ -329,7 +330,8 @@ class _PureGradientMethod(GradientMethod):
                 setattr(cls, name, HyperparameterProxy(name))
         if rule is None and pure is None:
             return
-        _OPTIMIZERS.append(cls.__name__)
+        if cls.__module__ == __name__:
+            _OPTIMIZERS.append(cls.__name__)
         cls._pure = staticmethod(pure or cls._rule._pure)
         cls.__init__ = _constructor(cls, cls._pure)
 
@@ -355,15 +357,17 @@ class _PureGradientMethod(GradientMethod):
 
 def _constructor(cls: type, factory: Callable[..., optim.Transform]) -> Callable:
     """``cls.__init__``: the hyperparameters of ``factory``, by position or name, with its defaults."""
+    hyperparameters = _hyperparameters(factory)
+    shown = inspect.Signature(hyperparameters)  # what a message shows: the call, without self
     signature = inspect.Signature(
-        [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD), *_hyperparameters(factory)]
+        [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD), *hyperparameters]
     )
 
     def __init__(self, *args, **kwargs) -> None:
         try:
             bound = signature.bind(self, *args, **kwargs)
         except TypeError as error:  # too many arguments, or one given twice
-            raise TypeError(f"{type(self).__name__}{signature}: {error}") from None
+            raise TypeError(f"{type(self).__name__}{shown}: {error}") from None
         bound.apply_defaults()
         del bound.arguments["self"]
         self._set_hyperparams(bound.arguments)
