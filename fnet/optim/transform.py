@@ -6,9 +6,10 @@ state, params)`` returns ``(updates, new_state)``, where ``updates`` is the pytr
 returns new arrays (or passes unchanged ones through) and a new state.
 
 ``step(tx, grads, state, params) -> (new_params, new_state)`` is ``update`` followed by
-``apply_updates``; ``step_in_place`` is ``update`` followed by ``apply_updates_in_place``, for
-callers that own the parameter arrays. The parameters change in these two functions only, by
-one addition ``p + u``, so both give the same bits. ``tx.step(...)`` and ``tx.step_in_place(...)``
+``apply_updates`` (the same sums, written into the arrays of fresh updates where NumPy can);
+``step_in_place`` is ``update`` followed by ``apply_updates_in_place``, for callers that own
+the parameter arrays. The parameters change in these two functions only, by one addition
+``p + u``, so all the ways give the same bits. ``tx.step(...)`` and ``tx.step_in_place(...)``
 are the same functions, as methods.
 
 >>> import numpy
@@ -142,6 +143,33 @@ def _flatten_pair(op: str, grads, params, names=("grads", "params")) -> tuple[li
     return leaves, structure
 
 
+def _leaves(op: str, params, updates) -> tuple[list, list, tree.Structure]:
+    """The leaves of ``params`` and of ``updates``, checked to be trees of one structure."""
+    p_leaves, structure = tree.flatten(params)
+    u_leaves, u_structure = tree.flatten(updates)
+    if u_structure != structure:
+        raise tree.structure_mismatch(op, updates, params, ("updates", "params"))
+    return p_leaves, u_leaves, structure
+
+
+def _add(p_leaves: list, u_leaves: list) -> list:
+    """``p + u`` for each pair, each sum of its parameter's dtype: the one addition of ``apply_updates``.
+
+    It empties ``u_leaves``, dropping each update as it is added: an update that nothing else
+    holds (a kernel's fresh array, once ``step`` has let go of the updates tree) is then a
+    temporary, and NumPy writes the sum into it (its temporary elision) instead of a new array.
+    An update that anything else holds (a state array, a caller's gradient) is never written.
+    """
+    u_leaves.reverse()
+    out = []
+    for p in p_leaves:
+        new = p + u_leaves.pop()
+        if backend.is_array(p) and (type(new) is not type(p) or new.dtype != p.dtype):
+            new = backend.xp(p).asarray(new, dtype=p.dtype)  # a 0-d array stays an array
+        out.append(new)
+    return out
+
+
 def apply_updates(params: Any, updates: Any) -> Any:
     """``params + updates`` leaf by leaf, in new arrays; each keeps its parameter's dtype.
 
@@ -152,15 +180,8 @@ def apply_updates(params: Any, updates: Any) -> Any:
     >>> apply_updates({"w": numpy.array([1.0, 2.0])}, {"w": numpy.array([0.5, -1.0])})
     {'w': array([1.5, 1. ])}
     """
-    u_leaves = tree.leaves(updates)
-    p_leaves, structure = _flatten_pair("apply_updates", updates, params, ("updates", "params"))
-    out = []
-    for p, u in zip(p_leaves, u_leaves):
-        new = p + u
-        if backend.is_array(p) and (type(new) is not type(p) or new.dtype != p.dtype):
-            new = backend.xp(p).asarray(new, dtype=p.dtype)  # a 0-d array stays an array
-        out.append(new)
-    return tree.unflatten(structure, out)
+    p_leaves, u_leaves, structure = _leaves("apply_updates", params, updates)
+    return tree.unflatten(structure, _add(p_leaves, u_leaves))
 
 
 def apply_updates_in_place(params: Any, updates: Any) -> None:
@@ -174,8 +195,7 @@ def apply_updates_in_place(params: Any, updates: Any) -> None:
     >>> w
     array([1.5, 1. ])
     """
-    u_leaves = tree.leaves(updates)
-    p_leaves, _ = _flatten_pair("apply_updates_in_place", updates, params, ("updates", "params"))
+    p_leaves, u_leaves, _ = _leaves("apply_updates_in_place", params, updates)
     for p, u in zip(p_leaves, u_leaves):
         p += u
 
@@ -194,7 +214,9 @@ def step(tx: Transform, grads: Any, state: Any, params: Any) -> tuple[Any, Any]:
     if type(tx) is not Transform:
         _check_transform("step", "tx", tx)
     updates, state = tx.update(grads, state, params)
-    return apply_updates(params, updates), state
+    p_leaves, u_leaves, structure = _leaves("apply_updates", params, updates)
+    del updates  # held by u_leaves alone: the sums may reuse the arrays of fresh updates (see _add)
+    return tree.unflatten(structure, _add(p_leaves, u_leaves)), state
 
 
 def step_in_place(tx: Transform, grads: Any, state: Any, params: Any) -> Any:

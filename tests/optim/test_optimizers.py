@@ -307,8 +307,10 @@ def test_step_update_and_step_in_place_agree_bit_for_bit(name, dtype):
     tx = getattr(optim, name)(**kwargs, per_param=lambda path: {"enabled": False} if path == "z" else None)
     params, grads = problem(dtype)
     params["z"], grads["z"] = numpy.array([-0.0, 1.5], dtype), numpy.ones(2, dtype)
-    rng = numpy.random.RandomState(1)  # enough elements for a double rounding to show, if there is one
-    params["big"], grads["big"] = rng.randn(2, 500).astype(dtype), rng.randn(2, 500).astype(dtype)
+    # enough elements for a double rounding to show, and for step to sum into fresh updates
+    # (NumPy's temporary elision starts at 256 KiB), which must leave the state arrays alone
+    rng = numpy.random.RandomState(1)
+    params["big"], grads["big"] = rng.randn(400, 400).astype(dtype), rng.randn(400, 400).astype(dtype)
     stepped, updated, owned = params, params, copies(params)
     states = [tx.init(params)] * 2 + [tx.init(owned)]
     for _ in range(3):
