@@ -75,6 +75,11 @@ def _check_eps(op: str, eps: float, dtype) -> None:
         )
 
 
+def _times(x, a):
+    """``x * a`` in ``x``'s dtype, whatever ``a`` is (a NumPy float64 scalar would widen it)."""
+    return x * x.dtype.type(a)
+
+
 def _zeros(*names: str) -> InitSlots:
     return lambda p, hp: {name: backend.xp(p).zeros_like(p) for name in names}
 
@@ -99,7 +104,7 @@ def SGD(lr: _Hyper = 0.01, *, per_param: _PerParam = None) -> Transform:
     """
 
     def kernel(p, g, s, hp, t):
-        return g * -hp["lr"], {}
+        return _times(g, -hp["lr"]), {}
 
     return gradient_method("SGD", {"lr": lr}, _no_slots, kernel, per_param)
 
@@ -304,11 +309,11 @@ def _adam(
         # m = beta1 m + (1 - beta1) g and v = beta2 v + (1 - beta2) g^2, in fresh arrays
         # (Chainer's m += (1 - beta1)(g - m) is the same up to rounding)
         m = g * (1.0 - beta1)
-        m += s["m"] * beta1
+        m += _times(s["m"], beta1)
         m = store(m)
         v = g * (1.0 - beta2)
         v *= g
-        v += s["v"] * beta2
+        v += _times(s["v"], beta2)
         v = store(v)
         new = {"m": m, "v": v}
         if hp["amsgrad"]:
