@@ -4,6 +4,7 @@ dtypes, per-parameter settings, schedules as hyperparameters, names, and the err
 from __future__ import annotations
 
 import inspect
+import math
 import os
 import tempfile
 
@@ -251,6 +252,12 @@ def test_state_errors():
 
 
 def test_names_signatures_and_aliases():
+    assert list(optim.OPTIMIZERS) == NAMES and optimizers.__all__[:3] == [
+        "OptimizerState",
+        "OPTIMIZERS",
+        "adam_step_size",
+    ]
+    assert sorted(optimizers.__all__[3:]) == sorted(NAMES + list(ALIASES))  # drawn from the registry
     for alias, name in ALIASES.items():
         assert getattr(optim, alias) is getattr(optim, name)
         assert alias in optim.__all__ and name in optim.__all__ and name in optimizers.__all__
@@ -290,6 +297,14 @@ def test_step_in_place_writes_what_step_returns(name, dtype):
     assert in_place_state.t == state.t
     for expected, got in zip(tree.leaves(state.slots), tree.leaves(in_place_state.slots)):
         numpy.testing.assert_array_equal(got, expected)
+
+
+def test_adam_step_size_is_the_bias_corrected_alpha():
+    assert optim.adam_step_size(0.1, 0.9, 0.999, 1) == 0.1 * math.sqrt(1 - 0.999) / (1 - 0.9)  # one formula
+    with pytest.raises(
+        InvalidInputError, match=r"adam_step_size: expected the update's number t >= 1, got 0"
+    ):
+        optim.adam_step_size(0.1, 0.9, 0.999, 0)
 
 
 def bits(t) -> list[bytes]:
