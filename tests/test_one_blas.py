@@ -37,13 +37,11 @@ for module in (cases_fnet, cases_compat):
 rng = numpy.random.RandomState(0)
 params = {"W": rng.randn(64, 64).astype(numpy.float32), "b": rng.randn(64).astype(numpy.float32)}
 grads = tree.map(lambda p: rng.randn(*p.shape).astype(p.dtype), params)
-for name in optim.optimizers.__all__:
-    if name == "OptimizerState" or not name[0].isupper():  # the state class; the lowercase aliases
-        continue
-    tx = getattr(optim, name)()
-    tx.step(grads, tx.init(params), params)
+for factory in optim.OPTIMIZERS.values():
+    tx = factory()
+    optim.step(tx, grads, tx.init(params), params)
     owned = tree.map(numpy.copy, params)
-    tx.step_in_place(grads, tx.init(owned), owned)
+    optim.step_in_place(tx, grads, tx.init(owned), owned)
 
 print(json.dumps(threadpoolctl.threadpool_info()))
 """

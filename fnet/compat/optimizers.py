@@ -22,7 +22,6 @@ share a step count and hyperparameter values (see ``fnet.compat.optimizer``).
 from __future__ import annotations
 
 import inspect
-import math
 import numbers
 import warnings
 from collections.abc import Callable
@@ -32,40 +31,21 @@ import numpy
 
 from .. import optim
 from .._foreign import check_keywords, keyword_names
-from ..optim.optimizers import OptimizerState
 from .optimizer import GradientMethod, Hyperparameter, HyperparameterProxy, UpdateRule, _to_param_device
 from .variable import Variable
 
-__all__ = [
-    "SGD",
-    "MomentumSGD",
-    "CorrectedMomentumSGD",
-    "NesterovAG",
-    "AdaGrad",
-    "AdaDelta",
-    "Adam",
-    "AdamW",
-    "AMSGrad",
-    "AdaBound",
-    "AMSBound",
-    "RMSprop",
-    "RMSpropGraves",
-    "SMORMS3",
-    "MSVAG",
-    "SGDRule",
-    "MomentumSGDRule",
-    "CorrectedMomentumSGDRule",
-    "NesterovAGRule",
-    "AdaGradRule",
-    "AdaDeltaRule",
-    "AdamRule",
-    "RMSpropRule",
-    "RMSpropGravesRule",
-    "SMORMS3Rule",
-    "MSVAGRule",
-]
+# The classes defined here, in order: each base's __init_subclass__ adds them, and __all__ is drawn from them
+_OPTIMIZERS: list[str] = []
+_RULES: list[str] = []
 
 _BATCH_DTYPES = (numpy.float32, numpy.float64)  # float16 goes through the rule's own update
+
+
+def _hyperparameters(factory: Callable[..., optim.Transform]) -> list[inspect.Parameter]:
+    """The hyperparameters of a ``fnet.optim`` factory, with their defaults and in their order:
+    its positional parameters (``per_param`` is fnet's own, keyword-only)."""
+    parameters = inspect.signature(factory).parameters.values()
+    return [p.replace(annotation=p.empty) for p in parameters if p.kind is p.POSITIONAL_OR_KEYWORD]
 
 
 def _leaf_name(param: Variable) -> str:
@@ -93,7 +73,9 @@ class _PureRule(UpdateRule):
         cls._batchable = pure is not None
         if pure is None:
             return
-        fields = [p for p in inspect.signature(pure).parameters.values() if p.kind is p.POSITIONAL_OR_KEYWORD]
+        if cls.__module__ == __name__:
+            _RULES.append(cls.__name__)
+        fields = _hyperparameters(pure)
         cls._pure = staticmethod(pure)
         cls._names = tuple(p.name for p in fields)
         # switches (amsgrad, eps_inside_sqrt...): Chainer reads them by truth value, whatever they are
@@ -191,9 +173,8 @@ class _PureRule(UpdateRule):
         if self._state is None:
             self._init_states(param)
         name = _leaf_name(param)
-        state = OptimizerState(self.t - 1, {name: self._state})
-        new_params, new_state = self._transform(self._values()).step({name: grad}, state, {name: array})
-        array[...] = new_params[name]
+        state = optim.OptimizerState(self.t - 1, {name: self._state})
+        new_state = optim.step_in_place(self._transform(self._values()), {name: grad}, state, {name: array})
         self._state.update(new_state.slots[name])
 
     update_core_cpu = update_core_gpu = update_core
@@ -227,8 +208,8 @@ class _PureRule(UpdateRule):
             slots = tx.init({name: arrays[name] for name, _ in fresh}).slots
             for name, rule in fresh:
                 rule._state = dict(slots[name])
-        state = OptimizerState(t, {name: rule._state for name, _, rule in members})
-        new_state = tx.step_in_place(grads, state, arrays)  # Chainer's parameters change in place
+        state = optim.OptimizerState(t, {name: rule._state for name, _, rule in members})
+        new_state = optim.step_in_place(tx, grads, state, arrays)  # Chainer's parameters change in place
         for name, _, rule in members:
             rule._state.update(new_state.slots[name])
             rule.t = t + 1
@@ -275,15 +256,13 @@ class MSVAGRule(_PureRule, pure=optim.MSVAG):
 
 
 def _adam_step_size(hyperparam, t: int, who: str) -> float:
-    """Adam's bias-corrected step size ``alpha_t`` after ``t`` updates."""
+    """Adam's bias-corrected step size ``alpha_t`` after ``t`` updates (``fnet.optim.adam_step_size``)."""
     if t == 0:
         raise RuntimeError(
             f"{who}: can't determine the learning rate of Adam optimizer because the update steps "
             "have not been started\n  hint: read alpha_t after the first update"
         )
-    fix1 = 1.0 - math.pow(hyperparam.beta1, t)
-    fix2 = 1.0 - math.pow(hyperparam.beta2, t)
-    return hyperparam.alpha * math.sqrt(fix2) / fix1
+    return optim.adam_step_size(hyperparam.alpha, hyperparam.beta1, hyperparam.beta2, t)
 
 
 class AdamRule(_PureRule, pure=optim.Adam):
@@ -327,106 +306,104 @@ class AdamRule(_PureRule, pure=optim.Adam):
 
 
 class _PureGradientMethod(GradientMethod):
-    """A GradientMethod whose rules are ``rule`` (a ``_PureRule``), with a property per hyperparameter."""
+    """A GradientMethod whose rules are ``rule`` (a ``_PureRule``), with a property per hyperparameter.
+
+    ``class SGD(_PureGradientMethod, rule=SGDRule)`` takes its constructor (the arguments,
+    their order and defaults) from the rule's ``fnet.optim`` factory; ``class AdamW(Adam,
+    pure=optim.AdamW)`` from the factory named, whose transformation gives the values of the
+    hyperparameters it does not take (AdamW's ``amsgrad=False``...).
+    """
 
     _rule: type[_PureRule]
+    _pure: Callable[..., optim.Transform]
 
-    def __init_subclass__(cls, rule: type[_PureRule] | None = None, **kwargs):
+    def __init_subclass__(
+        cls,
+        rule: type[_PureRule] | None = None,
+        pure: Callable[..., optim.Transform] | None = None,
+        **kwargs,
+    ):
         super().__init_subclass__(**kwargs)
-        if rule is None:
+        if rule is not None:
+            cls._rule = rule
+            for name in rule._names:
+                setattr(cls, name, HyperparameterProxy(name))
+        if rule is None and pure is None:
             return
-        cls._rule = rule
-        for name in rule._names:
-            setattr(cls, name, HyperparameterProxy(name))
+        if cls.__module__ == __name__:
+            _OPTIMIZERS.append(cls.__name__)
+        cls._pure = staticmethod(pure or cls._rule._pure)
+        cls.__init__ = _constructor(cls, cls._pure)
 
     def __new__(cls, *args, **kwargs):
         if kwargs:  # a keyword the constructor lacks (PyTorch's Adam(lr=...)): say fnet's spelling
             check_keywords(cls.__name__, keyword_names(cls.__init__), kwargs)
         return super().__new__(cls)
 
-    def __init__(self, **hyperparams: Any):
+    def _set_hyperparams(self, values: dict) -> None:
+        """Check ``values`` with fnet.optim's messages (by building the transformation), then set
+        every hyperparameter of the rule: those of ``values``, and the others as the
+        transformation has them."""
         super().__init__()
-        self._rule._pure(
-            **self._rule._as_pure_arguments(hyperparams)
-        )  # checks them now, with fnet.optim's messages
-        for name, value in hyperparams.items():
-            setattr(self.hyperparam, name, value)
+        tx = self._pure(**self._rule._as_pure_arguments(values))
+        implied = tx.hyperparams(tx.init({}))
+        for name in self._rule._names:
+            setattr(self.hyperparam, name, values[name] if name in values else implied[name])
 
     def create_update_rule(self) -> _PureRule:
         """A new rule whose hyperparameters fall back to this optimizer's."""
         return self._rule(self.hyperparam)
 
 
+def _constructor(cls: type, factory: Callable[..., optim.Transform]) -> Callable:
+    """``cls.__init__``: the hyperparameters of ``factory``, by position or name, with its defaults."""
+    hyperparameters = _hyperparameters(factory)
+    shown = inspect.Signature(hyperparameters)  # what a message shows: the call, without self
+    signature = inspect.Signature(
+        [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD), *hyperparameters]
+    )
+
+    def __init__(self, *args, **kwargs) -> None:
+        try:
+            bound = signature.bind(self, *args, **kwargs)
+        except TypeError as error:  # too many arguments, or one given twice
+            raise TypeError(f"{type(self).__name__}{shown}: {error}") from None
+        bound.apply_defaults()
+        del bound.arguments["self"]
+        self._set_hyperparams(bound.arguments)
+
+    __init__.__signature__ = signature
+    __init__.__qualname__ = f"{cls.__qualname__}.__init__"
+    __init__.__doc__ = f"The hyperparameters of ``fnet.optim.{factory.__name__}``, with its defaults."
+    return __init__
+
+
 class SGD(_PureGradientMethod, rule=SGDRule):
     """Vanilla stochastic gradient descent: ``param -= lr * grad``."""
-
-    def __init__(self, lr: float = 0.01):
-        super().__init__(lr=lr)
 
 
 class MomentumSGD(_PureGradientMethod, rule=MomentumSGDRule):
     """Momentum SGD, the learning rate inside the velocity: ``v = momentum v - lr grad; param += v``."""
 
-    def __init__(self, lr: float = 0.01, momentum: float = 0.9):
-        super().__init__(lr=lr, momentum=momentum)
-
 
 class CorrectedMomentumSGD(_PureGradientMethod, rule=CorrectedMomentumSGDRule):
     """Momentum SGD, the learning rate outside the velocity: ``v = momentum v - grad; param += lr v``."""
-
-    def __init__(self, lr: float = 0.01, momentum: float = 0.9):
-        super().__init__(lr=lr, momentum=momentum)
 
 
 class NesterovAG(_PureGradientMethod, rule=NesterovAGRule):
     """Nesterov's accelerated gradient."""
 
-    def __init__(self, lr: float = 0.01, momentum: float = 0.9):
-        super().__init__(lr=lr, momentum=momentum)
-
 
 class AdaGrad(_PureGradientMethod, rule=AdaGradRule):
     """AdaGrad: a per-element learning rate shrinking with the accumulated squared gradient."""
-
-    def __init__(self, lr: float = 0.001, eps: float = 1e-8):
-        super().__init__(lr=lr, eps=eps)
 
 
 class AdaDelta(_PureGradientMethod, rule=AdaDeltaRule):
     """Zeiler's ADADELTA (no learning rate)."""
 
-    def __init__(self, rho: float = 0.95, eps: float = 1e-6):
-        super().__init__(rho=rho, eps=eps)
-
 
 class Adam(_PureGradientMethod, rule=AdamRule):
     """Adam, with AdamW's decoupled weight decay (``eta``, ``weight_decay_rate``), AMSGrad and AdaBound."""
-
-    def __init__(
-        self,
-        alpha: float = 0.001,
-        beta1: float = 0.9,
-        beta2: float = 0.999,
-        eps: float = 1e-8,
-        eta: float = 1.0,
-        weight_decay_rate: float = 0,
-        amsgrad: bool = False,
-        adabound: bool = False,
-        final_lr: float = 0.1,
-        gamma: float = 1e-3,
-    ):
-        super().__init__(
-            alpha=alpha,
-            beta1=beta1,
-            beta2=beta2,
-            eps=eps,
-            eta=eta,
-            weight_decay_rate=weight_decay_rate,
-            amsgrad=amsgrad,
-            adabound=adabound,
-            final_lr=final_lr,
-            gamma=gamma,
-        )
 
     @property
     def alpha_t(self) -> float:
@@ -444,108 +421,44 @@ class Adam(_PureGradientMethod, rule=AdamRule):
         return self.alpha_t
 
 
-class AdamW(Adam):
+class AdamW(Adam, pure=optim.AdamW):
     """Adam with decoupled weight decay, which does not go through the moments.
 
     ``param -= eta (alpha_t m / (√v + eps) + weight_decay_rate * param)`` (a WeightDecay hook,
     instead, adds the decay to the gradient).
     """
 
-    def __init__(
-        self,
-        alpha: float = 0.001,
-        beta1: float = 0.9,
-        beta2: float = 0.999,
-        eps: float = 1e-8,
-        eta: float = 1.0,
-        weight_decay_rate: float = 0,
-    ):
-        super().__init__(alpha, beta1, beta2, eps, eta, weight_decay_rate, amsgrad=False, adabound=False)
 
-
-class AMSGrad(Adam):
+class AMSGrad(Adam, pure=optim.AMSGrad):
     """Adam dividing by the running maximum of the second moment (``Adam(amsgrad=True)``)."""
 
-    def __init__(
-        self,
-        alpha: float = 0.001,
-        beta1: float = 0.9,
-        beta2: float = 0.999,
-        eps: float = 1e-8,
-        eta: float = 1.0,
-    ):
-        super().__init__(alpha, beta1, beta2, eps, eta, amsgrad=True)
 
-
-class _BoundedAdam(Adam):
-    """AdaBound and AMSBound: Adam with its step size clipped to bounds converging to
-    ``final_lr``; ``_amsgrad`` says whether the second moment is its running maximum."""
-
-    _amsgrad = False
-
-    def __init__(
-        self,
-        alpha: float = 0.001,
-        beta1: float = 0.9,
-        beta2: float = 0.999,
-        final_lr: float = 0.1,
-        gamma: float = 1e-3,
-        eps: float = 1e-8,
-        eta: float = 1.0,
-    ):
-        super().__init__(
-            alpha,
-            beta1,
-            beta2,
-            eps,
-            eta,
-            amsgrad=self._amsgrad,
-            adabound=True,
-            final_lr=final_lr,
-            gamma=gamma,
-        )
-
-
-class AdaBound(_BoundedAdam):
+class AdaBound(Adam, pure=optim.AdaBound):
     """Adam whose step size is clipped to bounds converging to ``final_lr`` (``Adam(adabound=True)``)."""
 
 
-class AMSBound(_BoundedAdam):
+class AMSBound(Adam, pure=optim.AMSBound):
     """AdaBound with AMSGrad's running maximum (``Adam(amsgrad=True, adabound=True)``)."""
-
-    _amsgrad = True
 
 
 class RMSprop(_PureGradientMethod, rule=RMSpropRule):
     """RMSprop: divides by the root of a running mean of the squared gradient (``eps`` outside the root)."""
 
-    def __init__(
-        self, lr: float = 0.01, alpha: float = 0.99, eps: float = 1e-8, eps_inside_sqrt: bool = False
-    ):
-        super().__init__(lr=lr, alpha=alpha, eps=eps, eps_inside_sqrt=eps_inside_sqrt)
-
 
 class RMSpropGraves(_PureGradientMethod, rule=RMSpropGravesRule):
     """Alex Graves's RMSprop: divides by the running standard deviation of the gradient, with momentum."""
-
-    def __init__(self, lr: float = 1e-4, alpha: float = 0.95, momentum: float = 0.9, eps: float = 1e-4):
-        super().__init__(lr=lr, alpha=alpha, momentum=momentum, eps=eps)
 
 
 class SMORMS3(_PureGradientMethod, rule=SMORMS3Rule):
     """Simon Funk's SMORMS3."""
 
-    def __init__(self, lr: float = 0.001, eps: float = 1e-16):
-        super().__init__(lr=lr, eps=eps)
-
 
 class MSVAG(_PureGradientMethod, rule=MSVAGRule):
     """M-SVAG: momentum SGD scaled by an estimate of the gradient's variance, with decoupled weight decay."""
 
-    def __init__(self, lr: float = 0.1, beta: float = 0.9, eta: float = 1.0, weight_decay_rate: float = 0):
-        super().__init__(lr=lr, beta=beta, eta=eta, weight_decay_rate=weight_decay_rate)
 
+__all__ = [*_OPTIMIZERS, *_RULES]
 
 # Chainer's module holds the optimizers only (programs list them by scanning it): the shared
 # bases stay reachable through the optimizers' classes.
-del GradientMethod, _PureGradientMethod, _BoundedAdam
+del GradientMethod, _PureGradientMethod

@@ -1,22 +1,23 @@
-"""Gradient transformations: ``Transform(init, update)``, ``chain``, ``masked`` and ``apply_updates``.
+"""Gradient transformations: ``Transform(init, update)``, ``step``, ``apply_updates``, ``chain``, ``masked``.
 
 A transformation is a pair of pure functions. ``init(params)`` makes its state; ``update(grads,
 state, params)`` returns ``(updates, new_state)``, where ``updates`` is the pytree that
 ``apply_updates(params, updates)`` adds to the parameters. Nothing is mutated: every call
 returns new arrays (or passes unchanged ones through) and a new state.
 
-``Transform.step(grads, state, params) -> (new_params, new_state)`` is ``update`` followed by
-``apply_updates``. A transformation may provide it as one fused pass (the ``fused`` field): the
-optimizers of ``fnet.optim`` compute the new parameters directly, in Chainer's formulation,
-without first materialising the updates and then adding them; ``chain`` runs all but its last
-member's ``update`` and then the last member's ``step``.
+``step(tx, grads, state, params) -> (new_params, new_state)`` is ``update`` followed by
+``apply_updates`` (the same sums, written into the arrays of fresh updates where NumPy can);
+``step_in_place`` is ``update`` followed by ``apply_updates_in_place``, for callers that own
+the parameter arrays. The parameters change in these two functions only, by one addition
+``p + u``, so all the ways give the same bits. ``tx.step(...)`` and ``tx.step_in_place(...)``
+are the same functions, as methods.
 
 >>> import numpy
 >>> from fnet import optim
 >>> tx = optim.chain(optim.WeightDecay(0.1), optim.SGD(lr=0.5))
 >>> params = {"w": numpy.array([1.0, -2.0])}
 >>> state = tx.init(params)
->>> params, state = tx.step({"w": numpy.array([0.5, 0.5])}, state, params)
+>>> params, state = optim.step(tx, {"w": numpy.array([0.5, 0.5])}, state, params)
 >>> params["w"]
 array([ 0.7 , -2.15])
 
@@ -40,7 +41,7 @@ import attrs
 from .. import backend, tree
 from ..errors import InvalidInputError, message
 
-__all__ = ["Transform", "chain", "masked", "apply_updates"]
+__all__ = ["Transform", "step", "step_in_place", "apply_updates", "apply_updates_in_place", "chain", "masked"]
 
 # ``values(state, last_update) -> hyperparameter values``: what ``Transform.hyperparams`` returns
 _Values = Callable[[Any, bool], Any]
@@ -65,19 +66,15 @@ class Transform:
     Attributes:
         init: ``init(params) -> state``.
         update: ``update(grads, state, params) -> (updates, new_state)``.
-        fused: optional ``fused(grads, state, params) -> (new_params, new_state)``, equal to
-            ``update`` followed by ``apply_updates`` but done in one pass; ``step`` uses it.
-        in_place: optional ``in_place(grads, state, params) -> new_state`` writing the new
-            params into the arrays of ``params``; ``step_in_place`` uses it.
         description: the repr, e.g. ``'Adam(alpha=0.001, ...)'`` (the factories set it).
         values: optional ``values(state, last_update) -> hyperparameter values``, what
             ``hyperparams`` returns (the factories set it).
+
+    ``init`` and ``update`` are the whole contract; the other two only describe.
     """
 
     init: Callable[[Any], Any]
     update: Callable[[Any, Any, Any], tuple[Any, Any]]
-    fused: Callable[[Any, Any, Any], tuple[Any, Any]] | None = attrs.field(default=None, kw_only=True)
-    in_place: Callable[[Any, Any, Any], Any] | None = attrs.field(default=None, kw_only=True)
     description: str | None = attrs.field(default=None, kw_only=True, eq=False)
     values: _Values | None = attrs.field(default=None, kw_only=True, eq=False)
 
@@ -102,7 +99,7 @@ class Transform:
         >>> tx = optim.SGD(lr=optim.schedules.step(0.1, 0.5, 1))
         >>> params = {"w": numpy.zeros(2)}
         >>> state = tx.init(params)
-        >>> _, state = tx.step({"w": numpy.ones(2)}, state, params)
+        >>> _, state = optim.step(tx, {"w": numpy.ones(2)}, state, params)
         >>> tx.hyperparams(state), tx.hyperparams(state, last_update=True)
         ({'lr': 0.05}, {'lr': 0.1})
         """
@@ -111,43 +108,12 @@ class Transform:
         return self.values(state, bool(last_update))
 
     def step(self, grads: Any, state: Any, params: Any) -> tuple[Any, Any]:
-        """Update and apply: ``(new_params, new_state)``, fused into one pass when possible.
-
-        >>> import numpy
-        >>> from fnet import optim
-        >>> tx = optim.SGD(lr=0.1)
-        >>> params = {"w": numpy.array([1.0])}
-        >>> new_params, state = tx.step({"w": numpy.array([2.0])}, tx.init(params), params)
-        >>> new_params["w"], state.t
-        (array([0.8]), 1)
-        """
-        if self.fused is not None:
-            return self.fused(grads, state, params)
-        updates, state = self.update(grads, state, params)
-        return apply_updates(params, updates), state
+        """``step(self, grads, state, params)``: the new params and the new state."""
+        return step(self, grads, state, params)
 
     def step_in_place(self, grads: Any, state: Any, params: Any) -> Any:
-        """Update and apply by writing into the arrays of ``params``; returns the new state.
-
-        Not pure: for callers that own the parameter buffers (the Chainer layer, whose
-        Parameters are updated in place as Chainer's are). It saves the new arrays (SGD adds
-        ``-lr * g`` straight into each parameter). Every leaf of ``params`` must be a writeable
-        array.
-
-        >>> import numpy
-        >>> from fnet import optim
-        >>> tx = optim.SGD(lr=0.1)
-        >>> w = numpy.array([1.0])
-        >>> state = tx.step_in_place({"w": numpy.array([2.0])}, tx.init({"w": w}), {"w": w})
-        >>> w, state.t
-        (array([0.8]), 1)
-        """
-        if self.in_place is not None:
-            return self.in_place(grads, state, params)
-        updates, state = self.update(grads, state, params)
-        for p, u in zip(tree.leaves(params), tree.leaves(updates)):
-            p += u
-        return state
+        """``step_in_place(self, grads, state, params)``: the new state (``params`` written)."""
+        return step_in_place(self, grads, state, params)
 
 
 def _show(value) -> str:
@@ -169,13 +135,6 @@ def _constant(values: dict) -> _Values:
     return lambda state, last_update: dict(values)
 
 
-def _add(p, u):
-    out = u + p
-    if backend.is_array(p):  # an array of the parameter's dtype, as Chainer's in-place ``param += update``
-        out = backend.xp(p).asarray(out, dtype=p.dtype)
-    return out
-
-
 def _flatten_pair(op: str, grads, params, names=("grads", "params")) -> tuple[list, tree.Structure]:
     """The leaves and structure of ``params``, checked to have the structure of ``grads``."""
     leaves, structure = tree.flatten(params)
@@ -184,16 +143,103 @@ def _flatten_pair(op: str, grads, params, names=("grads", "params")) -> tuple[li
     return leaves, structure
 
 
+def _leaves(op: str, params, updates) -> tuple[list, list, tree.Structure]:
+    """The leaves of ``params`` and of ``updates``, checked to be trees of one structure."""
+    p_leaves, structure = tree.flatten(params)
+    u_leaves, u_structure = tree.flatten(updates)
+    if u_structure != structure:
+        raise tree.structure_mismatch(op, updates, params, ("updates", "params"))
+    return p_leaves, u_leaves, structure
+
+
+def _add(p_leaves: list, u_leaves: list) -> list:
+    """``p + u`` for each pair, each sum of its parameter's dtype: the one addition of ``apply_updates``.
+
+    It empties ``u_leaves``, dropping each update as it is added: an update that nothing else
+    holds (a kernel's fresh array, once ``step`` has let go of the updates tree) is then a
+    temporary, and NumPy writes the sum into it (its temporary elision) instead of a new array.
+    An update that anything else holds (a state array, a caller's gradient) is never written.
+    """
+    u_leaves.reverse()
+    out = []
+    for p in p_leaves:
+        new = p + u_leaves.pop()
+        if backend.is_array(p) and (type(new) is not type(p) or new.dtype != p.dtype):
+            new = backend.xp(p).asarray(new, dtype=p.dtype)  # a 0-d array stays an array
+        out.append(new)
+    return out
+
+
 def apply_updates(params: Any, updates: Any) -> Any:
-    """Add ``updates`` to ``params`` leaf by leaf; each result keeps its parameter's dtype.
+    """``params + updates`` leaf by leaf, in new arrays; each keeps its parameter's dtype.
+
+    The sum is computed in the dtype that NumPy gives the pair (float32 for a float16 parameter
+    with float32 updates) and rounded once to the parameter's dtype, as ``p += u`` does.
 
     >>> import numpy
     >>> apply_updates({"w": numpy.array([1.0, 2.0])}, {"w": numpy.array([0.5, -1.0])})
     {'w': array([1.5, 1. ])}
     """
-    u_leaves, _ = tree.flatten(updates)
-    p_leaves, structure = _flatten_pair("apply_updates", updates, params, ("updates", "params"))
-    return tree.unflatten(structure, [_add(p, u) for p, u in zip(p_leaves, u_leaves)])
+    p_leaves, u_leaves, structure = _leaves("apply_updates", params, updates)
+    return tree.unflatten(structure, _add(p_leaves, u_leaves))
+
+
+def apply_updates_in_place(params: Any, updates: Any) -> None:
+    """``p += u`` for every leaf: the parameters' own arrays change (each must be writeable).
+
+    The one in-place addition of fnet: bit for bit what ``apply_updates`` returns.
+
+    >>> import numpy
+    >>> w = numpy.array([1.0, 2.0])
+    >>> apply_updates_in_place({"w": w}, {"w": numpy.array([0.5, -1.0])})
+    >>> w
+    array([1.5, 1. ])
+    """
+    p_leaves, u_leaves, _ = _leaves("apply_updates_in_place", params, updates)
+    for p, u in zip(p_leaves, u_leaves):
+        p += u
+
+
+def step(tx: Transform, grads: Any, state: Any, params: Any) -> tuple[Any, Any]:
+    """One step of ``tx``: ``update``, then ``apply_updates``; returns ``(new_params, new_state)``.
+
+    >>> import numpy
+    >>> from fnet import optim
+    >>> tx = optim.SGD(lr=0.1)
+    >>> params = {"w": numpy.array([1.0])}
+    >>> new_params, state = optim.step(tx, {"w": numpy.array([2.0])}, tx.init(params), params)
+    >>> new_params["w"], state.t
+    (array([0.8]), 1)
+    """
+    if type(tx) is not Transform:
+        _check_transform("step", "tx", tx)
+    updates, state = tx.update(grads, state, params)
+    p_leaves, u_leaves, structure = _leaves("apply_updates", params, updates)
+    del updates  # held by u_leaves alone: the sums may reuse the arrays of fresh updates (see _add)
+    return tree.unflatten(structure, _add(p_leaves, u_leaves)), state
+
+
+def step_in_place(tx: Transform, grads: Any, state: Any, params: Any) -> Any:
+    """One step of ``tx`` written into the arrays of ``params``: ``update``, then
+    ``apply_updates_in_place``; returns the new state.
+
+    Not pure: for callers that own the parameter buffers (the Chainer layer, whose Parameters
+    are updated in place as Chainer's are). It saves the arrays of the new parameters. Every
+    leaf of ``params`` must be a writeable array.
+
+    >>> import numpy
+    >>> from fnet import optim
+    >>> tx = optim.SGD(lr=0.1)
+    >>> w = numpy.array([1.0])
+    >>> state = optim.step_in_place(tx, {"w": numpy.array([2.0])}, tx.init({"w": w}), {"w": w})
+    >>> w, state.t
+    (array([0.8]), 1)
+    """
+    if type(tx) is not Transform:
+        _check_transform("step_in_place", "tx", tx)
+    updates, state = tx.update(grads, state, params)
+    apply_updates_in_place(params, updates)
+    return state
 
 
 def chain(*transforms: Transform) -> Transform:
@@ -201,13 +247,13 @@ def chain(*transforms: Transform) -> Transform:
 
     Chainer's optimizer hooks run on the gradients before the update rule, so they go first:
     ``chain(WeightDecay(1e-4), GradientClipping(5.0), MomentumSGD())``. The state is the tuple
-    of the members' states; ``step`` fuses the last member's update with ``apply_updates``.
+    of the members' states.
 
     >>> import numpy
     >>> from fnet import optim
     >>> tx = optim.chain(optim.GradientHardClipping(-1.0, 1.0), optim.SGD(lr=1.0))
     >>> params = {"w": numpy.array([0.0, 0.0])}
-    >>> tx.step({"w": numpy.array([3.0, -0.5])}, tx.init(params), params)[0]
+    >>> optim.step(tx, {"w": numpy.array([3.0, -0.5])}, tx.init(params), params)[0]
     {'w': array([-1. ,  0.5])}
     """
     for i, tx in enumerate(transforms):
@@ -235,15 +281,6 @@ def chain(*transforms: Transform) -> Transform:
             states.append(s)
         return grads, tuple(states)
 
-    def fused(grads, state, params):
-        check_state(state)
-        states = []
-        for tx, s in zip(transforms[:-1], state[:-1]):
-            grads, s = tx.update(grads, s, params)
-            states.append(s)
-        params, s = transforms[-1].step(grads, state[-1], params)
-        return params, (*states, s)
-
     def values(state, last_update):
         check_state(state)
         return tuple(tx.hyperparams(s, last_update=last_update) for tx, s in zip(transforms, state))
@@ -251,7 +288,6 @@ def chain(*transforms: Transform) -> Transform:
     return Transform(
         init,
         update,
-        fused=fused if transforms else None,
         description=_describe("chain", *transforms),
         values=values,
     )

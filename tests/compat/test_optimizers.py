@@ -180,12 +180,73 @@ def test_every_optimizer_is_covered_by_a_golden_case():
     assert set(NAMES) <= set(optimizers.__all__)
 
 
+def test_the_optimizers_are_the_pure_ones_and_their_rules():
+    """One list of names: the compat module holds a class per fnet.optim factory, and its
+    ``__all__`` is drawn from the classes it defines (the optimizers, then their rules)."""
+    assert list(optim.OPTIMIZERS) == NAMES
+    here = [n for n, v in vars(optimizers).items() if getattr(v, "__module__", None) == optimizers.__name__]
+    rules = sorted(n for n in here if n.endswith("Rule") and not n.startswith("_"))
+    assert optimizers.__all__ == NAMES + [n for n in optimizers.__all__ if n.endswith("Rule")]
+    assert sorted(optimizers.__all__[len(NAMES) :]) == rules
+    for name in NAMES:
+        assert (
+            optimizers.__all__.count(name) == 1 and getattr(optimizers, name)._pure is optim.OPTIMIZERS[name]
+        )
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_constructor_defaults_are_the_pure_optimizers(name):
     compat = inspect.signature(getattr(optimizers, name)).parameters
     pure = inspect.signature(getattr(optim, name)).parameters
     assert list(compat) == [p for p in pure if p != "per_param"]
     assert all(compat[p].default == pure[p].default for p in compat)
+    # and the values it holds are those of the pure transformation, given or implied
+    optimizer = getattr(optimizers, name)()
+    tx = getattr(optim, name)()
+    assert optimizer.hyperparam.get_dict() == tx.hyperparams(tx.init({}))
+
+
+def test_the_constructor_is_read_from_the_pure_factory(monkeypatch):
+    """A default changed in fnet.optim is the default of chainer.optimizers: nothing re-lists it."""
+    original = optim.MomentumSGD
+
+    def MomentumSGD(lr=0.25, momentum=0.5, *, per_param=None):
+        return original(lr, momentum, per_param=per_param)
+
+    class Derived(optimizers.MomentumSGD, pure=MomentumSGD):
+        """A MomentumSGD of other defaults."""
+
+    assert str(inspect.signature(Derived)) == "(lr=0.25, momentum=0.5)"
+    assert (Derived().lr, Derived().momentum, Derived(0.1).lr, Derived(momentum=0.0).momentum) == (
+        0.25,
+        0.5,
+        0.1,
+        0.0,
+    )
+    with pytest.raises(TypeError, match=r"Derived\(lr=0.25, momentum=0.5\): too many positional arguments"):
+        Derived(0.1, 0.2, 0.3)
+
+
+def test_adam_step_size_is_one_function_for_both_layers(monkeypatch):
+    calls = []
+    real = optim.adam_step_size
+
+    def spy(alpha, beta1, beta2, t):
+        calls.append(t)
+        return real(alpha, beta1, beta2, t)
+
+    monkeypatch.setattr(optim, "adam_step_size", spy)
+    monkeypatch.setattr(optim.optimizers, "adam_step_size", spy)
+    optimizer = optimizers.Adam(alpha=0.1)
+    optimizer.t = 3
+    assert optimizer.alpha_t == real(0.1, 0.9, 0.999, 3) and calls == [3]
+    rule = optimizers.AdamRule(optimizer.hyperparam)
+    rule.t = 2
+    assert rule.alpha_t == real(0.1, 0.9, 0.999, 2) and calls == [3, 2]
+    tx = optim.Adam(alpha=0.1)
+    params = {"w": numpy.ones(2)}
+    optim.step(tx, {"w": numpy.ones(2)}, tx.init(params), params)
+    assert calls == [3, 2, 1]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -247,7 +308,7 @@ def test_a_rule_updated_on_its_own_matches_the_batched_update():
         step(spec, batched, opt_batched, i)
         step(spec, alone, opt_alone, i)
         for (name, a), (_, b) in zip(batched.namedparams(), alone.namedparams()):
-            numpy.testing.assert_allclose(a.array, b.array, rtol=1e-13, err_msg=name)
+            numpy.testing.assert_array_equal(a.array, b.array, err_msg=name)  # one computation
 
 
 def test_a_changed_hyperparameter_takes_effect_at_the_next_update():

@@ -13,7 +13,7 @@ import fnet.compat as chainer
 from fnet import optim
 from fnet._foreign import SPELLINGS
 
-FACTORIES = [name for name in optim.optimizers.__all__ if name[0].isupper() and name != "OptimizerState"]
+FACTORIES = list(optim.OPTIMIZERS)
 OPTIMIZER_ROWS = [row for row in SPELLINGS if row.owner == "optimizer"]
 VARIABLE_ROWS = [row for row in SPELLINGS if row.owner == "Variable"]
 

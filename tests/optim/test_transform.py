@@ -1,7 +1,8 @@
-"""Tests of fnet.optim.transform: Transform.step, chain, masked, apply_updates, and their errors."""
+"""Tests of fnet.optim.transform: Transform, step, step_in_place, apply_updates, chain, masked."""
 
 from __future__ import annotations
 
+import attrs
 import numpy
 import pytest
 
@@ -21,22 +22,45 @@ def tree(*values):
     return {name: numpy.array([v]) for name, v in zip("ab", values)}
 
 
-def test_step_without_fused_is_update_then_apply_updates():
+def test_step_is_update_then_apply_updates():
     tx = scale(2.0)
-    params, state = tx.step(tree(1.0, 2.0), tx.init(None), tree(10.0, 20.0))
+    params, state = optim.step(tx, tree(1.0, 2.0), tx.init(None), tree(10.0, 20.0))
     assert params == {"a": numpy.array([12.0]), "b": numpy.array([24.0])} and state == 1
+    assert tx.step(tree(1.0, 2.0), 0, tree(10.0, 20.0)) == (params, 1)  # the method is the function
 
 
-def test_step_uses_fused_when_given():
-    calls = []
+def test_step_in_place_is_update_then_apply_updates_in_place():
+    tx = scale(2.0)
+    params = tree(10.0, 20.0)
+    arrays = list(params.values())
+    assert optim.step_in_place(tx, tree(1.0, 2.0), tx.init(None), params) == 1
+    assert params == tree(12.0, 24.0) and list(params.values())[0] is arrays[0]
+    assert tx.step_in_place(tree(1.0, 2.0), 1, params) == 2 and params == tree(14.0, 28.0)
 
-    def fused(grads, state, params):
-        calls.append("fused")
-        return params, state
 
-    tx = optim.Transform(lambda p: None, lambda g, s, p=None: (g, s), fused=fused)
-    params = tree(1.0, 2.0)
-    assert tx.step(tree(0.0, 0.0), None, params)[0] is params and calls == ["fused"]
+def test_a_transform_is_init_and_update_only():
+    assert [f.name for f in attrs.fields(optim.Transform) if f.init and not f.kw_only] == ["init", "update"]
+    with pytest.raises(TypeError, match="fused"):
+        optim.Transform(lambda p: None, lambda g, s, p=None: (g, s), fused=lambda g, s, p: (p, s))
+    with pytest.raises(TypeError, match="in_place"):
+        optim.Transform(lambda p: None, lambda g, s, p=None: (g, s), in_place=lambda g, s, p: s)
+
+
+def test_step_checks_its_transform():
+    with pytest.raises(InvalidInputError, match="step: expected tx to be a fnet.optim.Transform, got func"):
+        optim.step(optim.SGD, tree(1.0, 1.0), None, tree(1.0, 1.0))
+    with pytest.raises(InvalidInputError, match="step_in_place: expected tx to be a fnet.optim.Transform"):
+        optim.step_in_place(None, tree(1.0, 1.0), None, tree(1.0, 1.0))
+
+
+def test_apply_updates_in_place_adds_into_the_arrays_with_their_dtype():
+    w = numpy.ones(2, numpy.float16)
+    optim.apply_updates_in_place({"w": w}, {"w": numpy.full(2, 1e-3, numpy.float32)})  # rounds once
+    update = {"w": numpy.full(2, 1e-3, numpy.float32)}
+    expected = optim.apply_updates({"w": numpy.ones(2, numpy.float16)}, update)
+    assert w.dtype == numpy.float16 and w.tobytes() == expected["w"].tobytes()
+    with pytest.raises(TreeStructureError, match="apply_updates_in_place.*'l1'"):
+        optim.apply_updates_in_place({"l1": {"W": numpy.ones(1)}}, {"l1": numpy.ones(1)})
 
 
 def test_apply_updates_keeps_each_parameter_dtype():
@@ -66,7 +90,7 @@ def test_chain_runs_members_in_order_and_keeps_their_states():
     params = tree(0.0, 0.0)
     state = tx.init(params)
     assert state[:2] == ([], []) and isinstance(state[2], optim.OptimizerState)
-    new_params, state = tx.step(tree(1.0, 1.0), state, params)
+    new_params, state = optim.step(tx, tree(1.0, 1.0), state, params)
     assert calls == ["first", "second"] and new_params == tree(-3.0, -3.0)
     updates, state = tx.update(tree(1.0, 1.0), state, new_params)
     assert updates == tree(-3.0, -3.0) and state[0] == ["first", "first"] and state[2].t == 2

@@ -54,7 +54,7 @@ from ... import backend, random
 from ... import tree as _tree
 from ...data import convert
 from ...errors import InvalidInputError, aval, message
-from ...optim.step import _declared_keywords
+from ...optim.train_step import _declared_keywords
 from ...optim.transform import Transform
 from ...serialization import Deserializer
 from ..reporter import report

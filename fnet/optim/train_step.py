@@ -37,7 +37,7 @@ from typing import Any
 
 from ..autodiff import value_and_grad
 from ..errors import InvalidInputError, aval, message
-from .transform import Transform, _check_transform, _describe
+from .transform import Transform, _check_transform, _describe, step
 
 __all__ = ["make_train_step"]
 
@@ -96,7 +96,7 @@ class _TrainStep:
 
     def __call__(self, params, state, opt_state, batch, **keywords):
         (loss, (new_state, metrics)), grads = self._value_and_grad(params, state, batch, **keywords)
-        params, opt_state = self.optimizer.step(grads, opt_state, params)
+        params, opt_state = step(self.optimizer, grads, opt_state, params)
         return params, new_state, opt_state, {**metrics, "loss": loss}
 
     @property
@@ -122,7 +122,7 @@ def make_train_step(
     real scalar differentiated with respect to ``params``; ``state`` the non-trainable state
     (batch-norm statistics, RNN states; any pytree, ``None`` when there is none), returned
     updated; ``metrics`` a dict of values to report (``{}`` for none). The step returns the
-    new params (``optimizer.step``: one fused pass per parameter), the new state, the new
+    new params (``fnet.optim.step(optimizer, ...)``), the new state, the new
     optimizer state, and ``metrics`` with the loss added under ``"loss"``. Nothing is mutated.
 
     ``loss_fn`` may also declare the keyword arguments ``key`` (a random key, e.g. for dropout)
