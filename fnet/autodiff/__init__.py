@@ -1,9 +1,9 @@
 """The tape: primitives, tracers and records, the backward engine, and the function transforms."""
 
-from .backward import backward
+from .engine import backward
 from .primitive import Primitive, all_primitives, primitive
 from .tracer import Record, Tracer, grad_enabled, new_level, no_grad, unbox, unbox_all
-from .transforms import grad, hessian, jacobian, stop_gradient, value_and_grad, vjp
+from .transforms import grad, stop_gradient, value_and_grad, vjp
 
 __all__ = [
     "Primitive",
@@ -20,7 +20,5 @@ __all__ = [
     "vjp",
     "grad",
     "value_and_grad",
-    "jacobian",
-    "hessian",
     "stop_gradient",
 ]

@@ -8,19 +8,17 @@ the raw array, so inference and data inputs cost nothing extra.
 
 from __future__ import annotations
 
-import importlib
 import warnings
 import weakref
 
 import numpy
 
 from .. import backend
+from ..autodiff import engine as _engine
 from ..autodiff.tracer import Record, Tracer, unbox_all
 from ..errors import aval
 from . import _debug_stack, configuration
 from ._migration import keyword_error
-
-_engine = importlib.import_module("fnet.autodiff.backward")
 
 __all__ = [
     "Variable",
