@@ -85,11 +85,13 @@ def value_of(ct):
 
 
 def deferrable(prim: Primitive, *forms: Callable | None) -> None:
-    """Offer deferring forms of the VJPs of ``prim``, one per operand (None: the VJP itself).
+    """Offer deferring forms of the VJPs of ``prim``, one per operand in order (None, or none
+    given for the last operands: the VJP itself).
 
     A form takes the VJP's arguments, all plain arrays, and returns a ``Deferred`` of the
     value the VJP would return. ``prim``'s VJPs must be declared first.
     """
+    forms += (None,) * (len(prim.vjps) - len(forms))
     _FORMS[prim] = tuple(vjp if form is None else form for form, vjp in zip(forms, prim.vjps))
 
 

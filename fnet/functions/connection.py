@@ -132,7 +132,6 @@ deferrable(
     _linear,
     lambda g, ans, x, W, b: _InputProducts(g, W),
     lambda g, ans, x, W, b: _ProductSum([g], [x]),
-    None,
 )
 
 
