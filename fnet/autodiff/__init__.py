@@ -1,6 +1,6 @@
 """The tape: primitives, tracers and records, the backward engine, and the function transforms."""
 
-from .backward import backward
+from .engine import backward
 from .primitive import Primitive, VariadicVJPs, all_primitives, primitive
 from .tracer import (
     Record,
@@ -15,7 +15,7 @@ from .tracer import (
     unbox,
     unbox_all,
 )
-from .transforms import grad, hessian, jacobian, stop_gradient, value_and_grad, vjp
+from .transforms import grad, stop_gradient, value_and_grad, vjp
 
 __all__ = [
     "Primitive",
@@ -37,7 +37,5 @@ __all__ = [
     "vjp",
     "grad",
     "value_and_grad",
-    "jacobian",
-    "hessian",
     "stop_gradient",
 ]

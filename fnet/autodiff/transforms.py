@@ -1,4 +1,6 @@
-"""Function transforms over pytrees: vjp, grad, value_and_grad, jacobian, hessian, stop_gradient.
+"""Function transforms over pytrees: vjp, grad, value_and_grad, stop_gradient.
+
+The Jacobian and the Hessian, built from these with array operations, are in ``fnet.derivatives``.
 
 >>> import fnet
 >>> float(fnet.grad(lambda x: x * fnet.grad(lambda y: x * y)(1.0))(2.0))
@@ -15,10 +17,10 @@ import numpy
 from .. import backend
 from .. import tree as _tree
 from ..errors import DTypeError, NonDifferentiableError, ShapeError, message
-from .backward import backward
+from .engine import backward
 from .tracer import Tracer, new_level, unbox, unbox_all
 
-__all__ = ["vjp", "grad", "value_and_grad", "jacobian", "hessian", "stop_gradient"]
+__all__ = ["vjp", "grad", "value_and_grad", "stop_gradient"]
 
 
 def _as_input(x, op: str, path):
@@ -234,56 +236,6 @@ def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -
         return (g, value[1]) if has_aux else g
 
     return grad_f
-
-
-def jacobian(f: Callable, argnums: int = 0) -> Callable:
-    """Transform ``f`` (array to array) into its Jacobian, of shape ``out.shape + in.shape``.
-
-    Computed in reverse mode, one pullback per output element.
-
-    >>> import numpy, fnet
-    >>> fnet.jacobian(lambda x: x * x)(numpy.array([1.0, 2.0]))
-    array([[2., 0.],
-           [0., 4.]])
-    """
-
-    @functools.wraps(f)
-    def jacobian_f(*args, **kwargs):
-        def partial(x):
-            full = list(args)
-            full[argnums] = x
-            return f(*full, **kwargs)
-
-        x = args[argnums]
-        out, pullback = vjp(partial, x)
-        from .. import ops  # the ops package builds on this module
-
-        raw_out = unbox_all(out)
-        xp = backend.xp(raw_out)
-        raw_out = xp.asarray(raw_out)  # a Python float output is a 0-d array here
-        rows = []
-        for i in range(raw_out.size):
-            seed = xp.zeros(raw_out.size, dtype=raw_out.dtype)
-            seed[i] = 1
-            rows.append(pullback(seed.reshape(raw_out.shape))[0])
-        in_shape = numpy.shape(unbox_all(_as_input(x, "jacobian", tuple)))
-        if not rows:
-            return xp.zeros(raw_out.shape + in_shape, dtype=raw_out.dtype)
-        return ops.reshape(ops.stack(rows), raw_out.shape + in_shape)
-
-    return jacobian_f
-
-
-def hessian(f: Callable, argnums: int = 0) -> Callable:
-    """The Hessian of a scalar function, as the Jacobian of its gradient (reverse over reverse).
-
-    >>> import numpy, fnet
-    >>> A = numpy.array([[2.0, 1.0], [1.0, 3.0]])
-    >>> fnet.hessian(lambda x: x @ A @ x / 2)(numpy.ones(2))
-    array([[2., 1.],
-           [1., 3.]])
-    """
-    return jacobian(grad(f, argnums), argnums)
 
 
 def stop_gradient(x):

@@ -5,9 +5,9 @@ BLAS call that adds the bias in place, with VJPs that are themselves matrix prod
 and ``g.T @ x``, the latter already in ``W``'s layout, so no transposed copy ever reaches the
 optimizer). ``embed_id`` gathers rows of ``W`` and its gradient scatters them back into a fresh
 zero matrix: two primitives, each the other's VJP. A weight or an embedding used at many steps
-(a recurrent network unrolled in time) gets its gradient as a deferred cotangent
-(``fnet.autodiff.deferred``): all the uses' products in one product of the stacked factors,
-all their rows in one scatter. ``shift`` is a primitive too: a translation
+(a recurrent network unrolled in time) gets its gradient as a deferred cotangent when the
+backward pass is not recorded (``fnet.deferred``): all the uses' products in one product of the
+stacked factors, all their rows in one scatter. ``shift`` is a primitive too: a translation
 of each channel group, whose VJP is the opposite translation. ``bilinear``,
 ``local_convolution_2d`` (patches from ``im2col`` and one batched product per output position)
 and ``deformable_convolution_2d_sampler`` (bilinear sampling with
@@ -23,9 +23,9 @@ import numpy
 
 from .. import backend, ops
 from ..autodiff import primitive
-from ..autodiff.deferred import Deferred
-from ..autodiff.tracer import Tracer, unbox_all
 from ..autodiff.tracer import shape_of as _shape
+from ..autodiff.tracer import unbox_all
+from ..deferred import Deferred, deferrable
 from ..errors import InvalidInputError, ShapeError, message
 from ._checks import check_float, check_labels, check_ndim, check_same_dtype
 from .array import _pair, im2col, spatial_transformer_sampler
@@ -95,12 +95,6 @@ class _ProductSum(Deferred):
         return xp.concatenate(self.gs).T @ xp.concatenate(self.xs)
 
 
-def _linear_weight_vjp(g, ans, x, W, b):
-    if type(g) is Tracer or type(x) is Tracer:  # traced: a traced product
-        return ops.matmul(ops.transpose(g), x)
-    return _ProductSum([g], [x])
-
-
 class _InputProducts(Deferred):
     """``g @ W``, the cotangent of a linear map's input. Those of one weight are computed as one
     product of the stacked ``g`` (the output layer of a language model, applied at each of T
@@ -129,16 +123,15 @@ class _InputProducts(Deferred):
         return xp.split(xp.concatenate([d.g for d in deferred]) @ deferred[0].W, rows)
 
 
-def _linear_input_vjp(g, ans, x, W, b):
-    if type(g) is Tracer or type(W) is Tracer:  # traced: a traced product
-        return ops.matmul(g, W)
-    return _InputProducts(g, W)
-
-
 _linear.defvjp(
-    _linear_input_vjp,
-    _linear_weight_vjp,
+    lambda g, ans, x, W, b: ops.matmul(g, W),
+    lambda g, ans, x, W, b: ops.matmul(ops.transpose(g), x),
     lambda g, ans, x, W, b: ops.sum(g, axis=0),
+)
+deferrable(
+    _linear,
+    lambda g, ans, x, W, b: _InputProducts(g, W),
+    lambda g, ans, x, W, b: _ProductSum([g], [x]),
 )
 
 
@@ -320,14 +313,13 @@ class _RowScatter(Deferred):
         return gW
 
 
-def _gather_rows_vjp(g, ans, W, *, ids, keep):
-    if type(g) is Tracer:  # traced: a traced scatter
-        return _scatter_rows(g, ids=ids, keep=keep, n_rows=_shape(W)[0])
+def _deferred_rows(g, ans, W, *, ids, keep):
     ids, rows = _kept_rows(g, ids, keep)
-    return _RowScatter(_shape(W), [ids], [rows])
+    return _RowScatter(W.shape, [ids], [rows])
 
 
-_gather_rows.defvjp(_gather_rows_vjp)
+_gather_rows.defvjp(lambda g, ans, W, *, ids, keep: _scatter_rows(g, ids=ids, keep=keep, n_rows=_shape(W)[0]))
+deferrable(_gather_rows, _deferred_rows)
 _scatter_rows.defvjp(lambda g, ans, gy, *, ids, keep, n_rows: _gather_rows(g, ids=ids, keep=keep))
 
 

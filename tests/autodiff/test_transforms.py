@@ -1,4 +1,5 @@
-"""Tests of the function transforms: grad, value_and_grad, vjp, jacobian, hessian, stop_gradient."""
+"""Tests of the function transforms: grad, value_and_grad, vjp, stop_gradient (jacobian and
+hessian: tests/test_derivatives.py)."""
 
 from __future__ import annotations
 
@@ -48,27 +49,6 @@ def test_third_derivative_of_tanh_elementwise_on_an_array():
 
     d3 = d(d(d(ops.tanh)))
     assert_allclose(d3(x), -2 * (1 - t**2) * (1 - 3 * t**2), rtol=1e-12, atol=1e-15)
-
-
-def test_hessian_of_a_quadratic_form():
-    r = rng(1)
-    a = r.randn(4, 4)
-    sym = a + a.T
-    x = r.randn(4)
-
-    def quad(m):
-        return lambda v: v @ m @ v / 2
-
-    assert_allclose(fnet.hessian(quad(sym))(x), sym, rtol=1e-12)
-    # a non-symmetric A: only its symmetric part shows
-    assert_allclose(fnet.hessian(quad(a))(x), (a + a.T) / 2, rtol=1e-12)
-
-
-def test_hessian_keeps_float32():
-    a = numpy.array([[2.0, 1.0], [1.0, 3.0]], numpy.float32)
-    h = fnet.hessian(lambda v: v @ a @ v / 2)(numpy.ones(2, numpy.float32))
-    assert h.dtype == numpy.float32
-    assert_allclose(h, a)
 
 
 def _mlp_loss(params, x, t):
@@ -244,40 +224,6 @@ def test_vjp_output_is_an_input():
     out, pullback = fnet.vjp(lambda x, y: (y, x), 1.0, 2.0)
     assert out == (2.0, 1.0)
     assert pullback((numpy.float64(5.0), numpy.float64(7.0))) == (7.0, 5.0)
-
-
-# -- jacobian -----------------------------------------------------------------------------------
-
-
-def test_jacobian_of_a_vector_function():
-    def f(x):
-        return ops.stack([x[0] * x[1], ops.sin(x[2]), x[0] ** 2, ops.sum(x)])
-
-    x = numpy.array([1.5, -2.0, 0.3])
-    expected = numpy.array(
-        [
-            [x[1], x[0], 0.0],
-            [0.0, 0.0, numpy.cos(x[2])],
-            [2 * x[0], 0.0, 0.0],
-            [1.0, 1.0, 1.0],
-        ]
-    )
-    assert_allclose(fnet.jacobian(f)(x), expected, rtol=1e-12)
-
-
-def test_jacobian_shape_is_out_shape_plus_in_shape():
-    w = rng(5).randn(2, 3)
-    x = rng(6).randn(3, 4)
-    jac = fnet.jacobian(lambda w, x: w @ x, argnums=1)(w, x)
-    assert jac.shape == (2, 4, 3, 4)
-    expected = numpy.einsum("ik,jl->ijkl", w, numpy.eye(4))
-    assert_allclose(jac, expected, rtol=1e-12)
-
-
-def test_jacobian_of_scalar_and_constant_functions():
-    assert fnet.jacobian(lambda x: x**3)(2.0) == pytest.approx(12.0)
-    jac = fnet.jacobian(lambda x: 3.0)(numpy.ones(2))
-    assert jac.shape == (2,) and not jac.any()
 
 
 # -- stop_gradient, no_grad ---------------------------------------------------------------------

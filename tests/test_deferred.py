@@ -1,4 +1,5 @@
-"""Tests of deferred cotangents: merged as they arrive, computed once, never seen by a VJP."""
+"""Tests of the fast accumulator: deferred cotangents merged as they arrive, computed once, never
+seen by a VJP; batches; the ancestor walk only where it can help."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import fnet
 from fnet import functions as F
 from fnet import ops
 from fnet.autodiff import Tracer, backward, new_level, primitive
-from fnet.autodiff.deferred import Deferred, value_of
+from fnet.deferred import Deferred, deferrable, value_of
 from fnet.testing import assert_allclose, check_grads
 
 
@@ -35,7 +36,8 @@ def _twice(x):
     return 2 * x
 
 
-_twice.defvjp(lambda g, ans, x: ops.multiply(g, 2) if type(g) is Tracer else Terms([2 * g]))
+_twice.defvjp(lambda g, ans, x: ops.multiply(g, 2))
+deferrable(_twice, lambda g, ans, x: Terms([2 * g]))
 
 
 @pytest.fixture(autouse=True)
@@ -109,7 +111,8 @@ def _double(x, *, key):
     return 2 * x
 
 
-_double.defvjp(lambda g, ans, x, *, key: ops.multiply(g, 2) if type(g) is Tracer else Batched(g, key))
+_double.defvjp(lambda g, ans, x, *, key: ops.multiply(g, 2))
+deferrable(_double, lambda g, ans, x, *, key: Batched(g, key))
 
 
 def recurrence(x, steps, key="out"):
@@ -218,3 +221,34 @@ def test_embedding_used_at_every_step():
                 expected[i] += 2 * W[i]
     assert_allclose(fnet.grad(loss)(W), expected)
     check_grads(loss, [W], order=2)
+
+
+# -- the ancestor walk: only where a batch can form ------------------------------------------
+@pytest.fixture
+def walks(monkeypatch):
+    """The Records from which the accumulator walked to the ancestors, in this test."""
+    from fnet import deferred
+
+    started = []
+    ancestors = deferred._ancestors
+    monkeypatch.setattr(deferred, "_ancestors", lambda record: started.append(record) or ancestors(record))
+    return started
+
+
+def test_a_feed_forward_pass_walks_no_graph(walks):
+    rng = numpy.random.default_rng(4)
+    W1, W2, x = rng.standard_normal((5, 3)), rng.standard_normal((2, 5)), rng.standard_normal((4, 3))
+
+    def mlp(W1, W2):
+        return ops.sum(ops.square(F.linear(ops.tanh(F.linear(x, W1)), W2)))
+
+    g1, g2 = fnet.grad(mlp, argnums=(0, 1))(W1, W2)
+    assert walks == []  # linear's input cotangents have batch keys, but no other step can join them
+    h = numpy.tanh(x @ W1.T)
+    assert_allclose(g2, (2 * h @ W2.T).T @ h, rtol=1e-12)
+
+
+def test_a_recurrent_pass_walks_once(walks):
+    x = leaf([0.5, -1.0, 2.0])
+    backward([(recurrence(x, 4), numpy.float64(1.0))])
+    assert len(walks) == 1

@@ -1,14 +1,23 @@
-"""Tests of the backward engine on its own: create_graph, keep, fan-out, visiting order."""
+"""Tests of the backward engine on its own: create_graph, keep, fan-out, visiting order, and its
+plain accumulator."""
 
 from __future__ import annotations
+
+import importlib.util
+import pathlib
 
 import numpy
 import pytest
 
 import fnet
+from fnet import functions as F
 from fnet import ops
-from fnet.autodiff import Tracer, backward, new_level
+from fnet.autodiff import Tracer, backward, engine, new_level
+from fnet.autodiff.engine import Sum
+from fnet.deferred import DeferringSum
 from fnet.testing import assert_allclose
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def inputs(*values):
@@ -208,3 +217,46 @@ def test_tuple_valued_primitive_gradients_of_each_and_both_outputs():
     numpy.testing.assert_allclose(fnet.grad(first)(x), numpy.cos(x))
     numpy.testing.assert_allclose(fnet.grad(both)(x), 3 * numpy.cos(x) + 2 * x)
     fnet.testing.check_grads(both, (x,), order=2)
+
+
+# -- the accumulators ------------------------------------------------------------------------
+def test_the_engines_own_sum_is_differentiable_twice():
+    a, b = numpy.array([0.5, -1.0]), numpy.array([2.0, 3.0])
+    fnet.testing.check_grads(lambda a, b: engine.accumulate(a, b) * a, (a, b), order=2)
+
+
+def test_a_recorded_pass_uses_the_plain_accumulator():
+    assert type(engine.accumulator(create_graph=True)) is engine.Sum
+    assert type(engine.accumulator(create_graph=False)) is DeferringSum  # registered by fnet.deferred
+
+
+def rnn_loss(W_in, W_out, x):
+    h, total = x, 0.0
+    for _ in range(4):
+        h = ops.tanh(F.linear(h, W_in))
+        total = total + ops.sum(ops.square(F.linear(h, W_out)))
+    return total
+
+
+def test_the_plain_accumulator_alone_gives_the_same_gradients(monkeypatch):
+    rng = numpy.random.default_rng(0)
+    args = (rng.standard_normal((3, 3)), rng.standard_normal((4, 3)), rng.standard_normal((2, 3)))
+    fast = fnet.grad(rnn_loss, argnums=(0, 1, 2))(*args)
+    made = []
+    monkeypatch.setattr(engine, "_fast", None)
+    monkeypatch.setattr(engine, "Sum", lambda: made.append(1) or Sum())
+    plain = fnet.grad(rnn_loss, argnums=(0, 1, 2))(*args)
+    assert made  # the passes above ran on the plain accumulator
+    for p, f in zip(plain, fast):
+        assert type(p) is numpy.ndarray
+        # one stacked product against a sum of per-step products: rounding differs, a few ulp
+        assert_allclose(p, f, rtol=1e-13, atol=1e-13)
+
+
+def test_autodiff_imports_nothing_above_it():
+    spec = importlib.util.spec_from_file_location("import_rules", ROOT / "tools" / "import_rules.py")
+    rules = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rules)
+    mine = ("fnet.autodiff", "fnet.deferred", "fnet.derivatives", "fnet.functions.connection")
+    broken = [line for line in rules.check(ROOT) if line.split(": ", 1)[1].startswith(mine)]
+    assert broken == []
