@@ -8,9 +8,10 @@
 import importlib
 
 from . import backend, errors, functions, initializers, io, nn, ops, optim, random, testing, tree
-from .autodiff import grad, no_grad, stop_gradient, value_and_grad, vjp
+from .autodiff import no_grad
 from .autodiff.tracer import Tracer
 from .derivatives import hessian, jacobian
+from .transforms import grad, stop_gradient, value_and_grad, vjp
 
 __version__ = "0.1.0"  # the one source of the version: pyproject.toml reads it from here
 

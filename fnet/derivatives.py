@@ -18,7 +18,8 @@ from collections.abc import Callable
 import numpy
 
 from . import backend, ops
-from .autodiff import grad, unbox_all, vjp
+from .autodiff import unbox_all
+from .transforms import grad, vjp
 
 __all__ = ["jacobian", "hessian"]
 

@@ -12,7 +12,7 @@ import numpy
 
 from . import backend
 from . import tree as _tree
-from .autodiff import vjp
+from .transforms import vjp
 from .autodiff.tracer import unbox_all
 
 __all__ = [

@@ -35,6 +35,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("fnet.backend",),
     ("fnet.random",),
     ("fnet.autodiff",),
+    ("fnet.transforms",),
     ("fnet.ops", "fnet.deferred"),
     ("fnet.functions", "fnet.initializers", "fnet.testing", "fnet.derivatives"),
     ("fnet.nn", "fnet.optim"),

@@ -1,4 +1,8 @@
-"""The tape: primitives, tracers and records, the backward engine, and the function transforms."""
+"""The tape: primitives, tracers and records, the backward engine, and the bridge for the layers above.
+
+The function transforms over pytrees built on it (``vjp``, ``grad``, ``value_and_grad``,
+``stop_gradient``) are in ``fnet.transforms``; ``jacobian`` and ``hessian`` in ``fnet.derivatives``.
+"""
 
 from .engine import backward
 from .primitive import Primitive, VariadicVJPs, all_primitives, primitive
@@ -15,7 +19,6 @@ from .tracer import (
     unbox,
     unbox_all,
 )
-from .transforms import grad, stop_gradient, value_and_grad, vjp
 
 __all__ = [
     "Primitive",
@@ -34,8 +37,4 @@ __all__ = [
     "unbox",
     "unbox_all",
     "backward",
-    "vjp",
-    "grad",
-    "value_and_grad",
-    "stop_gradient",
 ]

@@ -16,10 +16,11 @@ import math
 import numpy
 
 from .. import backend, ops
-from ..autodiff import primitive, stop_gradient
+from ..autodiff import primitive
 from ..autodiff.tracer import Tracer, unbox_all
 from ..autodiff.tracer import shape_of as _shape
 from ..errors import DTypeError, InvalidInputError, ShapeError, message
+from ..transforms import stop_gradient
 from ._checks import check_float, check_labels, check_ndim, check_reduce, check_same_dtype, check_same_shape
 from .activation import log_softmax, relu, softplus
 

@@ -16,7 +16,7 @@ import numpy
 from .. import backend, ops
 from ..autodiff import primitive
 from ..autodiff.tracer import shape_of, unbox_all
-from ..autodiff.transforms import stop_gradient
+from ..transforms import stop_gradient
 from ..errors import DTypeError, InvalidInputError, ShapeError, message
 from ._checks import check_float, check_ndim
 

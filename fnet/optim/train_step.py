@@ -35,7 +35,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from ..autodiff import value_and_grad
+from ..transforms import value_and_grad
 from ..errors import InvalidInputError, aval, message
 from .transform import Transform, _check_transform, _describe, step
 

@@ -14,11 +14,10 @@ from collections.abc import Callable, Sequence
 
 import numpy
 
-from .. import backend
-from .. import tree as _tree
-from ..errors import DTypeError, NonDifferentiableError, ShapeError, message
-from .engine import backward
-from .tracer import Tracer, new_level, unbox, unbox_all
+from . import backend
+from . import tree as _tree
+from .autodiff import Tracer, backward, new_level, unbox, unbox_all
+from .errors import DTypeError, NonDifferentiableError, ShapeError, message
 
 __all__ = ["vjp", "grad", "value_and_grad", "stop_gradient"]
 
