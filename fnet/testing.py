@@ -12,8 +12,8 @@ import numpy
 
 from . import backend
 from . import tree as _tree
-from .transforms import vjp
 from .autodiff.tracer import unbox_all
+from .transforms import vjp
 
 __all__ = [
     "check_grads",

@@ -16,8 +16,8 @@ import numpy
 from .. import backend, ops
 from ..autodiff import primitive
 from ..autodiff.tracer import shape_of, unbox_all
-from ..transforms import stop_gradient
 from ..errors import DTypeError, InvalidInputError, ShapeError, message
+from ..transforms import stop_gradient
 from ._checks import check_float, check_ndim
 
 __all__ = ["CooMatrix", "get_order", "to_coo", "sparse_matmul"]

@@ -35,8 +35,8 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from ..transforms import value_and_grad
 from ..errors import InvalidInputError, aval, message
+from ..transforms import value_and_grad
 from .transform import Transform, _check_transform, _describe, step
 
 __all__ = ["make_train_step"]

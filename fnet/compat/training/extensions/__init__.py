@@ -12,34 +12,15 @@ import pkgutil
 import sys
 
 from ....training import extensions as _extensions
-from ....training.extensions import (
-    Evaluator,
-    ExponentialShift,
-    FailOnNonNumber,
-    InverseShift,
-    LinearShift,
-    LogReport,
-    MicroAverage,
-    MultistepShift,
-    ParameterStatistics,
-    PlotReport,
-    PolynomialShift,
-    PrintReport,
-    ProgressBar,
-    StepShift,
-    VariableStatisticsPlot,
-    WarmupShift,
-    observe_lr,
-    observe_value,
-    snapshot,
-    snapshot_object,
-    snapshot_writers,
-)
 from ....training.extensions import _snapshot as _core_snapshot  # (_snapshot: the Chainer module)
 from .computational_graph import DumpGraph
 from .variable_unchain import unchain_variables
 
 dump_graph = DumpGraph  # the name of DumpGraph before Chainer v7, still accepted
+
+_FNET_ONLY = {"TensorBoardReport"}  # fnet's own extensions, which chainer.training.extensions lacks
+_SHARED = [name for name in _extensions.__all__ if name not in _FNET_ONLY]
+globals().update((name, getattr(_extensions, name)) for name in _SHARED)
 
 _CHAINER_OWN = {"_snapshot"}  # modules whose Chainer names differ: declared in fnet.compat._tree
 
@@ -70,29 +51,4 @@ def _find_stale_snapshots(fmt: str, path: str, n_retains: int, **kwargs):
     yield from _core_snapshot._stale_snapshots(fmt, path, n_retains)
 
 
-__all__ = [
-    "snapshot_writers",
-    "snapshot",
-    "snapshot_object",
-    "DumpGraph",
-    "dump_graph",
-    "Evaluator",
-    "ExponentialShift",
-    "FailOnNonNumber",
-    "InverseShift",
-    "LinearShift",
-    "LogReport",
-    "MicroAverage",
-    "MultistepShift",
-    "ParameterStatistics",
-    "PlotReport",
-    "PolynomialShift",
-    "PrintReport",
-    "ProgressBar",
-    "StepShift",
-    "observe_lr",
-    "observe_value",
-    "VariableStatisticsPlot",
-    "unchain_variables",
-    "WarmupShift",
-]
+__all__ = [*_SHARED, "DumpGraph", "dump_graph", "unchain_variables"]
