@@ -22,7 +22,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import attrs
@@ -424,7 +424,10 @@ def spec_view(view, doc: str) -> property:
 
 def as_initial(value):
     """A Chainer initial value for a spec: a Chainer-style initializer (``init(array)``)
-    becomes an fnet one; None, numbers, arrays and fnet initializers go as they are."""
+    becomes an fnet one; None, numbers, arrays and fnet initializers go as they are; a tuple
+    of initial values (Bilinear's ``initial_bias``) is converted item by item."""
+    if isinstance(value, tuple):
+        return tuple(as_initial(v) for v in value)
     return as_pure(value) if callable(value) else value
 
 
@@ -451,16 +454,26 @@ def spec_constructor(
     functions: tuple[str, ...] = (),
     dtypes: tuple[str, ...] = (),
     retired: Mapping[str, str] = {},
+    retired_positional: str | None = None,
+    check: Callable[[dict], None] | None = None,
+    keep: tuple[str, ...] = (),
 ):
     """An ``__init__`` taking the arguments of ``spec_type`` (Chainer's, as the spec mirrors
     them) and building the link around ``spec_type(...)``: the arguments named in
     ``initializers`` are converted by ``as_initial``, those in ``functions`` by
-    ``pure_function``, and those in ``dtypes`` by ``get_dtype`` (None: ``config.dtype``). A
-    keyword in ``retired`` (an argument Chainer v1 had) raises ValueError with its message."""
+    ``pure_function``, and those in ``dtypes`` by ``get_dtype`` (None: ``config.dtype``).
+
+    A keyword in ``retired`` (an argument Chainer v1 had) raises ValueError with its message; a
+    positional argument past the spec's, TypeError with ``retired_positional`` when given.
+    ``check(arguments)`` sees the arguments as given (Chainer's own assertions on them), and
+    each name in ``keep`` that was given is kept as given on the link as ``_<name>``."""
     signature = inspect.signature(spec_type)
+    positional = sum(p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD for p in signature.parameters.values())
 
     def __init__(self, *args, **kwargs):
         parse_kwargs(type(self).__name__, {k: v for k, v in kwargs.items() if k in retired}, {}, retired)
+        if retired_positional is not None and len(args) > positional:
+            raise TypeError(f"{type(self).__name__}: {retired_positional}")
         try:
             bound = signature.bind(*args, **kwargs)
         except TypeError:  # a v1 argument (wscale=...) gets Chainer's migration hint
@@ -470,6 +483,9 @@ def spec_constructor(
                 raise
             raise better from None
         arguments = bound.arguments
+        if check is not None:
+            check(arguments)
+        given = {name: arguments[name] for name in keep if name in arguments}
         for name in initializers:
             if name in arguments:
                 arguments[name] = as_initial(arguments[name])
@@ -480,6 +496,8 @@ def spec_constructor(
         for name in dtypes:
             arguments[name] = configuration.get_dtype(arguments.get(name), map_mixed16=numpy.float32)
         SpecLink.__init__(self, spec_type(*bound.args, **bound.kwargs))
+        for name, value in given.items():
+            setattr(self, f"_{name}", value)
 
     self_param = inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)
     __init__.__signature__ = signature.replace(

@@ -28,7 +28,6 @@ from ..link import Chain, ChainList
 from ..variable import Variable, as_array
 from ._adapter import (
     SpecLink,
-    as_initial,
     parse_kwargs,
     pure_function,
     replaced,
@@ -142,6 +141,24 @@ class Linear(_SizedByAxis1):
         return cls(in_size, out_size, nobias, initialW=as_array(W), initial_bias=as_array(b))
 
 
+def _check_bilinear_arrays(arguments: dict) -> None:
+    """Chainer asserts the exact shape of each array given to ``L.Bilinear``."""
+    left, right, out = (arguments[k] for k in ("left_size", "right_size", "out_size"))
+    shapes = {"initialW": (left, right, out)}
+    given = {"initialW": arguments.get("initialW")}
+    initial_bias = arguments.get("initial_bias")
+    if isinstance(initial_bias, tuple) and not arguments.get("nobias", False):
+        shapes.update(initialV1=(left, out), initialV2=(right, out), initialb=(out,))
+        given.update(zip(("initialV1", "initialV2", "initialb"), initial_bias))
+    for name, value in given.items():
+        if hasattr(value, "shape") and tuple(value.shape) != shapes[name]:
+            raise AssertionError(
+                f"Bilinear: expected {name}.shape == {shapes[name]}, got {tuple(value.shape)}\n"
+                "  hint: W is (left_size, right_size, out_size), V1 (left_size, out_size), "
+                "V2 (right_size, out_size), b (out_size,)"
+            )
+
+
 class Bilinear(SpecLink):
     """Bilinear layer, Chainer's ``L.Bilinear(left_size, right_size, out_size, nobias=False,
     initialW=None, initial_bias=None)``: ``W`` ``(left_size, right_size, out_size)`` and, unless
@@ -152,33 +169,7 @@ class Bilinear(SpecLink):
     in_sizes = spec_view(lambda s: (s.left_size, s.right_size), "``(left_size, right_size)``.")
     nobias = _NOBIAS
 
-    def __init__(
-        self,
-        left_size: int,
-        right_size: int,
-        out_size: int,
-        nobias: bool = False,
-        initialW=None,
-        initial_bias=None,
-    ):
-        shapes = {"initialW": (left_size, right_size, out_size)}
-        given = {"initialW": initialW}
-        if isinstance(initial_bias, tuple) and not nobias:
-            shapes.update(
-                initialV1=(left_size, out_size), initialV2=(right_size, out_size), initialb=(out_size,)
-            )
-            given.update(zip(("initialV1", "initialV2", "initialb"), initial_bias))
-        for name, value in given.items():  # Chainer asserts the exact shape of a given array
-            if hasattr(value, "shape") and tuple(value.shape) != shapes[name]:
-                raise AssertionError(
-                    f"Bilinear: expected {name}.shape == {shapes[name]}, got {tuple(value.shape)}\n"
-                    "  hint: W is (left_size, right_size, out_size), V1 (left_size, out_size), "
-                    "V2 (right_size, out_size), b (out_size,)"
-                )
-        if isinstance(initial_bias, tuple):
-            initial_bias = tuple(as_initial(v) for v in initial_bias)
-        spec = nn.Bilinear(left_size, right_size, out_size, nobias, as_initial(initialW), initial_bias)
-        super().__init__(spec)
+    __init__ = spec_constructor(nn.Bilinear, "initialW", "initial_bias", check=_check_bilinear_arrays)
 
 
 class Bias(SpecLink):
@@ -302,6 +293,12 @@ class InceptionBN(SpecLink, Chain):
     )
 
 
+_MLP_WSCALE = (
+    "wscale is not supported anymore. Use conv_init and bias_init argument to change the scale of "
+    "initial parameters."
+)
+
+
 class MLPConvolution2D(SpecLink, ChainList):
     """Network-in-network convolution, Chainer's ``L.MLPConvolution2D(in_channels, out_channels,
     ksize=None, stride=1, pad=0, activation=relu, *, conv_init=None, bias_init=None)``: a
@@ -310,43 +307,16 @@ class MLPConvolution2D(SpecLink, ChainList):
 
     spec_type = nn.MLPConvolution2D
 
-    def __init__(
-        self,
-        in_channels: int | None,
-        out_channels: Any,
-        ksize=None,
-        stride=1,
-        pad=0,
-        activation=relu,
-        *args: Any,
-        conv_init=None,
-        bias_init=None,
-        **kwargs: Any,
-    ):
-        retired = (
-            "MLPConvolution2D: wscale is not supported anymore. Use conv_init and bias_init "
-            "argument to change the scale of initial parameters."
-        )
-        if args:  # Chainer v1's seventh positional argument, wscale
-            raise TypeError(retired)
-        if "wscale" in kwargs:  # as Chainer's keyword check: a ValueError
-            raise ValueError(retired)
-        if kwargs:
-            raise TypeError(
-                f"MLPConvolution2D: got unexpected keyword argument(s) {', '.join(sorted(kwargs))}"
-            )
-        spec = nn.MLPConvolution2D(
-            in_channels,
-            out_channels,
-            ksize,
-            stride,
-            pad,
-            pure_function(activation),
-            conv_init=as_initial(conv_init),
-            bias_init=as_initial(bias_init),
-        )
-        super().__init__(spec)
-        self._activation = activation
+    __init__ = spec_constructor(
+        nn.MLPConvolution2D,
+        "conv_init",
+        "bias_init",
+        functions=("activation",),
+        retired={"wscale": _MLP_WSCALE},
+        retired_positional=_MLP_WSCALE,  # Chainer v1's seventh positional argument, wscale
+        keep=("activation",),
+    )
+    _activation = staticmethod(relu)  # Chainer's default; one given to the constructor replaces it
 
     @property
     def activation(self):

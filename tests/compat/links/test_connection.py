@@ -1,12 +1,15 @@
 """Connection and activation links: Chainer's attributes and constructor forms, initial values,
 children, and training through an optimizer."""
 
+import inspect
+
 import numpy
 import pytest
 
 import fnet.compat as chainer
 import fnet.compat.functions as F
 import fnet.compat.links as L
+from fnet import nn
 from fnet.compat import optimizers
 
 
@@ -335,3 +338,11 @@ def test_a_deleted_bias_is_gone_and_nobias_sets_none_as_chainer():
     assert not hasattr(link, "b") and [n for n, _ in link.namedparams()] == ["/W"]
     for made in (L.Linear(2, 3, nobias=True), L.Convolution2D(1, 2, 3, nobias=True)):
         assert "b" in vars(made) and made.b is None
+
+
+def test_bilinear_and_mlp_convolution_signatures_are_the_specs():
+    for link, spec in ((L.Bilinear, nn.Bilinear), (L.MLPConvolution2D, nn.MLPConvolution2D)):
+        assert list(inspect.signature(link).parameters) == list(inspect.signature(spec).parameters)
+    # Chainer-style initializers inside Bilinear's initial_bias tuple are converted one by one
+    link = L.Bilinear(2, 3, 4, initial_bias=(chainer.initializers.Constant(1.0), None, 0))
+    assert (link.V1.array == 1).all() and (link.b.array == 0).all() and link.V2.array.std() > 0
