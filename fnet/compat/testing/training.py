@@ -17,7 +17,8 @@ def get_trainer_with_mock_updater(stop_trigger=(10, "iteration"), iter_per_epoch
     as an updater over ``iter_per_epoch`` iterations per epoch would.
 
     >>> trainer = get_trainer_with_mock_updater((3, 'iteration'), iter_per_epoch=2)
-    >>> trainer.run()
+    >>> for _ in range(3):  # what trainer.run() does (it also makes the out folder, "result")
+    ...     trainer.updater.update()
     >>> trainer.updater.iteration, trainer.updater.epoch, trainer.updater.epoch_detail
     (3, 1, 1.5)
     """

@@ -184,7 +184,10 @@ def test_run_module_does_nothing_when_imported():
 
 @pytest.mark.parametrize("iter_per_epoch", [0.5, 1.5, 5])
 @pytest.mark.parametrize("stop_trigger", [(5, "iteration"), (5, "epoch")])
-def test_trainer_with_mock_updater_counts_like_an_updater(stop_trigger, iter_per_epoch):
+def test_trainer_with_mock_updater_counts_like_an_updater(
+    stop_trigger, iter_per_epoch, monkeypatch, tmp_path
+):
+    monkeypatch.chdir(tmp_path)  # the trainer makes its out folder, Chainer's default "result", here
     seen = []
     trainer = testing.get_trainer_with_mock_updater(stop_trigger, iter_per_epoch)
     trainer.extend(lambda t: seen.append(t.updater.iteration))
