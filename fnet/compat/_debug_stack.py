@@ -6,12 +6,22 @@ raised while its backward runs gets that stack appended to its message, as Chain
 
 from __future__ import annotations
 
+import threading
 import traceback
 
 __all__ = ["in_backward", "add_creation_stack", "report_failed_backward"]
 
-# the built-in functions (with a stack) whose backward has started and not ended
-in_backward: list = []
+_local = threading.local()
+
+
+def in_backward() -> list:
+    """The built-in functions (with a stack) whose backward has started and not ended, in this
+    thread (each thread runs its own backward passes)."""
+    try:
+        return _local.nodes
+    except AttributeError:
+        _local.nodes = []
+        return _local.nodes
 
 
 def add_creation_stack(node, error: BaseException) -> None:
@@ -27,6 +37,7 @@ def add_creation_stack(node, error: BaseException) -> None:
 def report_failed_backward(error: BaseException) -> None:
     """A backward pass raised ``error``: add the stack of the built-in function whose backward
     was running, and forget the pass."""
-    if in_backward:
-        add_creation_stack(in_backward[-1], error)
-        in_backward.clear()
+    running = in_backward()
+    if running:
+        add_creation_stack(running[-1], error)
+        running.clear()

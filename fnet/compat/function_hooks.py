@@ -265,7 +265,7 @@ def _before_backward(node, g):
     node._out_grad = tuple(None if gy is None else unbox_all(gy) for gy in g)
     node._pending = True
     if node.stack is not None:
-        _debug_stack.in_backward.append(node)
+        _debug_stack.in_backward().append(node)
     for hook in active_hooks(node):
         hook.backward_preprocess(node, node.in_data, node._out_grad)
     return numpy.zeros(0, numpy.float32)
@@ -276,8 +276,8 @@ def _after_backward(node, g):
     differentiated."""
     if node._pending:
         node._pending = False
-        if node.stack is not None and node in _debug_stack.in_backward:
-            _debug_stack.in_backward.remove(node)
+        if node.stack is not None and node in _debug_stack.in_backward():
+            _debug_stack.in_backward().remove(node)
         for hook in active_hooks(node):
             hook.backward_postprocess(node, node.in_data, node._out_grad)
         if configuration.config.debug:
