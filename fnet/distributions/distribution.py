@@ -14,7 +14,16 @@ from .. import backend, ops
 from ..autodiff import unbox_all
 from ..errors import DTypeError, InvalidInputError, NotDefinedError, ShapeError, message
 
-__all__ = ["Distribution", "register_kl", "kl_divergence", "cross_entropy", "check_params", "check_one_of"]
+__all__ = [
+    "Distribution",
+    "register_kl",
+    "find_kl",
+    "kl_divergence",
+    "cross_entropy",
+    "sample_size",
+    "check_params",
+    "check_one_of",
+]
 
 
 class Distribution:
@@ -112,14 +121,19 @@ class Distribution:
 
     def sample(self, key, sample_shape=()):
         """Samples of shape ``sample_shape + batch_shape + event_shape``, drawn with ``key``."""
-        sample_shape = (sample_shape,) if isinstance(sample_shape, int) else tuple(sample_shape)
-        n = int(numpy.prod(sample_shape, dtype=numpy.int64))
-        return ops.reshape(self.sample_n(key, n), sample_shape + self.batch_shape + self.event_shape)
+        shape, n = sample_size(sample_shape)
+        return ops.reshape(self.sample_n(key, n), shape + self.batch_shape + self.event_shape)
 
     @property
     def xp(self):
         """NumPy or CuPy, where the parameters are."""
         return backend.xp(*(unbox_all(v) for v in self.params.values()))
+
+
+def sample_size(sample_shape) -> tuple[tuple, int]:
+    """``sample_shape`` (an int or a tuple) as a tuple, and the number of samples it holds."""
+    shape = (sample_shape,) if isinstance(sample_shape, int) else tuple(sample_shape)
+    return shape, int(numpy.prod(shape, dtype=numpy.int64))
 
 
 def check_params(op: str, params: dict) -> tuple:
@@ -180,13 +194,22 @@ def register_kl(type1: type, type2: type):
     return register
 
 
-def kl_divergence(dist1, dist2):
-    """``KL(dist1 || dist2)``, by the function registered for their types (or base types)."""
-    for t1 in type(dist1).__mro__:
-        for t2 in type(dist2).__mro__:
+def find_kl(type1: type, type2: type):
+    """The KL function registered for ``(type1, type2)`` or the nearest pair of their base
+    types (``type1``'s first), or ``None``."""
+    for t1 in type1.__mro__:
+        for t2 in type2.__mro__:
             kl = _KL.get((t1, t2))
             if kl is not None:
-                return kl(dist1, dist2)
+                return kl
+    return None
+
+
+def kl_divergence(dist1, dist2):
+    """``KL(dist1 || dist2)``, by the function registered for their types (or base types)."""
+    kl = find_kl(type(dist1), type(dist2))
+    if kl is not None:
+        return kl(dist1, dist2)
     name1, name2 = type(dist1).__name__, type(dist2).__name__
     raise NotDefinedError(
         message(
