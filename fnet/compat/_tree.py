@@ -117,7 +117,7 @@ TABLES: dict[str, dict[str, str]] = {
         "weight_decay": "WeightDecay",
     },
     "distributions": {
-        "bernoulli": "Bernoulli",
+        "bernoulli": "Bernoulli _bernoulli_log_prob",
         "normal": "Normal",
     },
     "function_hooks": {

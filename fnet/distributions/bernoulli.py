@@ -82,7 +82,11 @@ class Bernoulli(Distribution):
         return ops.logical_and(ops.not_equal(x, 0), ops.not_equal(x, 1))
 
     def log_prob(self, x):
+        """The log-probability of ``x``, read in the dtype of the parameters (as Chainer's)."""
         logit = self.logit
+        dtype = unbox_all(logit).dtype
+        if getattr(unbox_all(x), "dtype", dtype) != dtype:
+            x = ops.astype(x, dtype)
         with numpy.errstate(invalid="ignore"):  # an infinite logit: replaced below
             y = logit * (x - 1) - F.softplus(-logit)
         infinite = ops.isinf(logit)  # p of 0 or 1: log(1 - x) or log(x)

@@ -131,3 +131,14 @@ def test_register_kl_is_a_decorator_for_a_users_pair():
 
     kl = chainer.kl_divergence(_Dirac(numpy.float32([1.0])), _Dirac(numpy.float32([3.0])))
     assert kl.array.tolist() == [2.0]
+
+
+def test_chainers_private_bernoulli_log_prob_is_the_log_prob_of_logit():
+    from fnet.compat.distributions.bernoulli import _bernoulli_log_prob
+
+    logit = chainer.Variable(X.astype(numpy.float64))
+    x = (X > 0).astype(numpy.float32)  # Chainer's tests give x in float32 with a float64 logit
+    y = _bernoulli_log_prob(logit, x, binary_check=True)
+    numpy.testing.assert_array_equal(y.array, pure.Bernoulli(logit=logit.array).log_prob(x))
+    chainer.functions.sum(y).backward()
+    numpy.testing.assert_allclose(logit.grad, x - 1 / (1 + numpy.exp(-logit.array)), rtol=1e-12)

@@ -93,3 +93,12 @@ def test_bad_parameters_raise_typed_errors():
         D.Bernoulli()
     with pytest.raises(DTypeError, match=r"Bernoulli: expected p of a floating dtype"):
         D.Bernoulli(p=numpy.ones(3, numpy.int64))
+
+
+def test_log_prob_reads_x_in_the_dtype_of_logit_as_chainer_does():
+    logit = special.logit(P)  # float64
+    x = X[0].astype(numpy.float32)
+    y = D.Bernoulli(logit=logit).log_prob(x)
+    assert y.dtype == numpy.float64
+    numpy.testing.assert_allclose(y, stats.bernoulli.logpmf(x, P), rtol=RTOL)
+    check_grads(lambda t: D.Bernoulli(logit=t).log_prob(x), (logit,))

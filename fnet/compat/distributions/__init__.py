@@ -26,3 +26,9 @@ class Bernoulli(PureDistribution, pure_type=_pure.Bernoulli, parameters=("p", "l
 
     def __init__(self, p=None, logit=None, binary_check=False):
         super().__init__({"p": p, "logit": logit}, binary_check=binary_check)
+
+
+def _bernoulli_log_prob(logit, x, binary_check=False):
+    """Chainer's private ``chainer.distributions.bernoulli._bernoulli_log_prob``, which its tests
+    differentiate: the log-probability of ``x`` under Bernoulli distributions of ``logit``."""
+    return Bernoulli(logit=logit, binary_check=binary_check).log_prob(x)
