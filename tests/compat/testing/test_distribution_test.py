@@ -62,3 +62,8 @@ def test_a_target_not_asked_for_skips_and_an_unknown_one_is_an_error():
     assert len(result.skipped) == 1 and "'cdf' does not exist in test_targets" in result.skipped[0][1]
     result = _run(_case(stats.norm, ["mean", "median"]), ["test_mean_cpu"])
     assert len(result.errors) == 1 and "invalid target(s): {'median'}" in result.errors[0][1]
+
+
+def test_pytest_collects_the_subclasses_not_the_base():
+    assert testing.distribution_unittest.__test__ is False
+    assert _case(stats.norm, ["mean"]).__test__ is True
