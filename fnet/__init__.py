@@ -17,9 +17,9 @@ __version__ = "0.1.0"  # the one source of the version: pyproject.toml reads it 
 
 backend._tune_host_allocator_if_asked()  # only with FNET_TUNE_MALLOC=1: a process-wide setting
 
-# Imported on first use, so that ``import fnet`` stays quick: ``fnet.data``, ``fnet.training``
-# and ``fnet.compat`` (Chainer's API) are attributes all the same.
-_LAZY_SUBPACKAGES = ("compat", "data", "training")
+# Imported on first use, so that ``import fnet`` stays quick: ``fnet.data``, ``fnet.training``,
+# ``fnet.distributions`` and ``fnet.compat`` (Chainer's API) are attributes all the same.
+_LAZY_SUBPACKAGES = ("compat", "data", "distributions", "training")
 
 
 def __getattr__(name: str):

@@ -21,6 +21,7 @@ __all__ = [
     "TracerConversionError",
     "VJPRuleError",
     "CheckpointError",
+    "NotDefinedError",
     "aval",
     "message",
 ]
@@ -64,6 +65,11 @@ class VJPRuleError(FnetError, RuntimeError):
 
 class CheckpointError(FnetError, OSError):
     """A checkpoint file is missing, truncated, corrupt, or does not fit the expected tree."""
+
+
+class NotDefinedError(FnetError, NotImplementedError):
+    """An object does not define the quantity asked of it (a distribution without a ``cdf``, a
+    pair of distributions without a registered KL divergence)."""
 
 
 def aval(x) -> str:

@@ -38,7 +38,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("fnet.transforms",),
     ("fnet.ops", "fnet.deferred"),
     ("fnet.functions", "fnet.initializers", "fnet.testing", "fnet.derivatives"),
-    ("fnet.nn", "fnet.optim"),
+    ("fnet.nn", "fnet.optim", "fnet.distributions"),
     ("fnet.serialization",),
     ("fnet.io", "fnet.data"),
     ("fnet.training",),

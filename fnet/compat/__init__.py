@@ -29,6 +29,8 @@ from . import (  # noqa: E402  (the operators are installed before anything uses
     dataset,
     datasets,
     device_resident,
+    distribution,
+    distributions,
     gradient_check,
     iterators,
     link,
@@ -70,6 +72,7 @@ from .configuration import (  # noqa: E402
     using_config,
 )
 from .device_resident import DeviceResident  # noqa: E402
+from .distribution import Distribution, cross_entropy, kl_divergence, register_kl  # noqa: E402
 from .function_hooks import FunctionHook, get_function_hooks  # noqa: E402
 from .function_node import Function, FunctionAdapter, FunctionNode  # noqa: E402
 from .functions.math import basic_math  # noqa: E402, F401  (Chainer exports it as chainer.basic_math)
@@ -115,6 +118,8 @@ __all__ = [
     "configuration",
     "cuda",
     "device_resident",
+    "distribution",
+    "distributions",
     "dataset",
     "datasets",
     "function_hook",
@@ -176,6 +181,11 @@ __all__ = [
     "AbstractSerializer",
     "Serializer",
     "Deserializer",
+    # distributions
+    "Distribution",
+    "register_kl",
+    "kl_divergence",
+    "cross_entropy",
     # configuration and devices
     "config",
     "global_config",

@@ -116,6 +116,10 @@ TABLES: dict[str, dict[str, str]] = {
         "lasso": "Lasso",
         "weight_decay": "WeightDecay",
     },
+    "distributions": {
+        "bernoulli": "Bernoulli _bernoulli_log_prob",
+        "normal": "Normal",
+    },
     "function_hooks": {
         "cuda_profile": "CUDAProfileHook",
         "cupy_memory_profile": "CupyMemoryProfileHook",

@@ -11,6 +11,7 @@ from __future__ import annotations
 from . import attr, condition
 from .array import assert_allclose
 from .backend import BackendConfig, inject_backend_tests
+from .distribution_test import distribution_unittest
 from .function_link import (
     FunctionTestCase,
     FunctionTestError,
@@ -62,6 +63,7 @@ __all__ = [
     "save_and_load_hdf5",
     "get_trainer_with_mock_updater",
     "unary_math_function_unittest",
+    "distribution_unittest",
     "run_module",
 ]
 

@@ -1,0 +1,34 @@
+"""Chainer's ``chainer.distributions``: Chainer's constructors over ``fnet.distributions``.
+
+Each class takes Chainer's arguments (arrays or Variables), returns Variables, and draws its
+sampling keys from NumPy's global random state; the math is the pure distribution's.
+"""
+
+from __future__ import annotations
+
+from ... import distributions as _pure
+from ..distribution import PureDistribution
+from ..utils import argument
+
+__all__ = ["Bernoulli", "Normal"]
+
+
+class Normal(PureDistribution, pure_type=_pure.Normal, parameters=("loc", "scale", "log_scale")):
+    """Normal distributions: ``Normal(loc, scale=None, log_scale=None)``, one of the two scales."""
+
+    def __init__(self, loc, scale=None, **kwargs):
+        (log_scale,) = argument.parse_kwargs(kwargs, ("log_scale", None))
+        super().__init__({"loc": loc, "scale": scale, "log_scale": log_scale})
+
+
+class Bernoulli(PureDistribution, pure_type=_pure.Bernoulli, parameters=("p", "logit")):
+    """Bernoulli distributions: ``Bernoulli(p=None, logit=None, binary_check=False)``."""
+
+    def __init__(self, p=None, logit=None, binary_check=False):
+        super().__init__({"p": p, "logit": logit}, binary_check=binary_check)
+
+
+def _bernoulli_log_prob(logit, x, binary_check=False):
+    """Chainer's private ``chainer.distributions.bernoulli._bernoulli_log_prob``, which its tests
+    differentiate: the log-probability of ``x`` under Bernoulli distributions of ``logit``."""
+    return Bernoulli(logit=logit, binary_check=binary_check).log_prob(x)

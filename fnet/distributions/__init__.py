@@ -1,0 +1,13 @@
+"""Probability distributions, pure: parameters are pytree leaves, sampling takes a key.
+
+``Distribution`` is the base (Chainer's members); ``kl_divergence`` dispatches on the types of
+its two arguments to a function registered with ``register_kl``.
+"""
+
+from __future__ import annotations
+
+from .bernoulli import Bernoulli
+from .distribution import Distribution, cross_entropy, kl_divergence, register_kl
+from .normal import Normal
+
+__all__ = ["Distribution", "Bernoulli", "Normal", "kl_divergence", "register_kl", "cross_entropy"]

@@ -1,0 +1,144 @@
+"""Tests of chainer.distributions and chainer.distribution in compat: Chainer's constructors,
+Variables in and out, gradients to the parameter Variables, keys from NumPy's global state, the
+KL registry, and a user's own Distribution."""
+
+from __future__ import annotations
+
+import numpy
+import pytest
+
+import fnet
+import fnet.compat as chainer
+from fnet import distributions as pure
+from fnet.compat import distributions as D
+
+rng = numpy.random.RandomState(4)
+LOC = rng.normal(size=(3, 2)).astype(numpy.float32)
+SCALE = rng.uniform(0.5, 2.0, size=(3, 2)).astype(numpy.float32)
+X = rng.normal(size=(3, 2)).astype(numpy.float32)
+
+
+def test_the_module_paths_are_chainers():
+    from fnet.compat.distributions.bernoulli import Bernoulli
+    from fnet.compat.distributions.normal import Normal
+
+    assert Normal is D.Normal and Bernoulli is D.Bernoulli
+    assert chainer.distribution.Distribution is chainer.Distribution
+    for name in ("register_kl", "kl_divergence", "cross_entropy"):
+        assert getattr(chainer, name) is getattr(chainer.distribution, name)
+
+
+def test_normal_takes_chainers_arguments_and_gives_the_pure_numbers_as_variables():
+    d = D.Normal(LOC, log_scale=numpy.log(SCALE))
+    expected = pure.Normal(LOC, log_scale=numpy.log(SCALE))
+    for member in ("mean", "stddev", "variance", "entropy", "scale", "log_scale"):
+        value = getattr(d, member)
+        assert isinstance(value, chainer.Variable), member
+        numpy.testing.assert_array_equal(value.array, getattr(expected, member))  # the same code
+    for member in ("log_prob", "prob", "cdf", "log_cdf", "survival_function", "log_survival_function"):
+        numpy.testing.assert_array_equal(getattr(d, member)(X).array, getattr(expected, member)(X))
+    assert d.batch_shape == (3, 2) and d.event_shape == () and d.support == "real"
+    assert set(d.params) == {"loc", "scale"}
+
+
+def test_the_given_parameter_is_the_variable_given():
+    loc = chainer.Variable(LOC)
+    assert D.Normal(loc, SCALE).loc is loc
+
+
+def test_gradients_reach_the_parameter_variables():
+    loc, scale = chainer.Variable(LOC.copy()), chainer.Variable(SCALE.copy())
+    chainer.functions.sum(D.Normal(loc, scale).log_prob(X)).backward()
+    g_loc, g_scale = fnet.grad(lambda a, b: pure.Normal(a, b).log_prob(X).sum(), argnums=(0, 1))(LOC, SCALE)
+    numpy.testing.assert_array_equal(loc.grad, g_loc)  # the same tape operations
+    numpy.testing.assert_array_equal(scale.grad, g_scale)
+
+
+def test_sampling_draws_its_keys_from_numpys_global_state():
+    loc = chainer.Variable(LOC.copy())
+    d = D.Normal(loc, SCALE)
+    numpy.random.seed(1)
+    a = d.sample((5,))
+    numpy.random.seed(1)
+    b = d.sample((5,))
+    assert isinstance(a, chainer.Variable) and a.shape == (5, 3, 2)
+    numpy.testing.assert_array_equal(a.array, b.array)
+    chainer.functions.sum(d.sample_n(4)).backward()  # reparameterized: d sum / d loc = n
+    numpy.testing.assert_array_equal(loc.grad, numpy.full_like(LOC, 4.0))
+
+
+def test_bernoulli_takes_chainers_arguments():
+    p = rng.uniform(0.1, 0.9, size=(3,)).astype(numpy.float32)
+    d = D.Bernoulli(p, binary_check=True)
+    numpy.testing.assert_array_equal(d.logit.array, pure.Bernoulli(p=p).logit)
+    x = numpy.float32([0, 1, 0.5])
+    assert d.log_prob(x).array[2] == -numpy.inf and d.prob(x).array[2] == 0
+    assert D.Bernoulli(logit=numpy.zeros(3, numpy.float32)).p.array.tolist() == [0.5, 0.5, 0.5]
+
+
+def test_bad_arguments_raise_chainers_error_types():
+    with pytest.raises(ValueError, match="expected either scale or log_scale"):
+        D.Normal(LOC, SCALE, log_scale=SCALE)
+    with pytest.raises(ValueError, match="expected either p or logit"):
+        D.Bernoulli()
+    with pytest.raises(TypeError, match="scal"):
+        D.Normal(LOC, scal=SCALE)
+
+
+def test_kl_divergence_and_cross_entropy_of_builtin_pairs_are_the_pure_ones():
+    p, q = D.Normal(LOC, SCALE), D.Normal(X, SCALE[::-1])
+    kl = chainer.kl_divergence(p, q)
+    assert isinstance(kl, chainer.Variable)
+    expected = pure.kl_divergence(pure.Normal(LOC, SCALE), pure.Normal(X, SCALE[::-1]))
+    numpy.testing.assert_array_equal(kl.array, expected)
+    numpy.testing.assert_array_equal(chainer.cross_entropy(p, q).array, (p.entropy + kl).array)
+    b1, b2 = D.Bernoulli(p=SCALE / 3), D.Bernoulli(logit=X)
+    numpy.testing.assert_array_equal(
+        chainer.kl_divergence(b1, b2).array,
+        pure.kl_divergence(pure.Bernoulli(p=SCALE / 3), pure.Bernoulli(logit=X)),
+    )
+
+
+class _Dirac(chainer.Distribution):
+    """A user's distribution, as in Chainer: a subclass of chainer.Distribution."""
+
+    def __init__(self, at):
+        self.at = chainer.as_variable(at)
+
+    @property
+    def batch_shape(self):
+        return self.at.shape
+
+    @property
+    def event_shape(self):
+        return ()
+
+    def sample_n(self, n):
+        return chainer.functions.broadcast_to(self.at, (n, *self.at.shape))
+
+
+def test_a_users_distribution_samples_through_sample_n_and_lacks_the_rest():
+    d = _Dirac(numpy.float32([1.0, 2.0]))
+    assert d.sample((2, 3)).shape == (2, 3, 2)
+    with pytest.raises(NotImplementedError, match=r"_Dirac\.log_prob"):
+        d.log_prob(numpy.float32([1.0, 2.0]))
+
+
+def test_register_kl_is_a_decorator_for_a_users_pair():
+    @chainer.register_kl(_Dirac, _Dirac)
+    def _kl_dirac(p, q):
+        return chainer.functions.absolute(p.at - q.at)
+
+    kl = chainer.kl_divergence(_Dirac(numpy.float32([1.0])), _Dirac(numpy.float32([3.0])))
+    assert kl.array.tolist() == [2.0]
+
+
+def test_chainers_private_bernoulli_log_prob_is_the_log_prob_of_logit():
+    from fnet.compat.distributions.bernoulli import _bernoulli_log_prob
+
+    logit = chainer.Variable(X.astype(numpy.float64))
+    x = (X > 0).astype(numpy.float32)  # Chainer's tests give x in float32 with a float64 logit
+    y = _bernoulli_log_prob(logit, x, binary_check=True)
+    numpy.testing.assert_array_equal(y.array, pure.Bernoulli(logit=logit.array).log_prob(x))
+    chainer.functions.sum(y).backward()
+    numpy.testing.assert_allclose(logit.grad, x - 1 / (1 + numpy.exp(-logit.array)), rtol=1e-12)
