@@ -8,6 +8,15 @@ from __future__ import annotations
 
 from .bernoulli import Bernoulli
 from .distribution import Distribution, cross_entropy, kl_divergence, register_kl
+from .exponential import Exponential
 from .normal import Normal
 
-__all__ = ["Distribution", "Bernoulli", "Normal", "kl_divergence", "register_kl", "cross_entropy"]
+__all__ = [
+    "Distribution",
+    "Bernoulli",
+    "Exponential",
+    "Normal",
+    "kl_divergence",
+    "register_kl",
+    "cross_entropy",
+]

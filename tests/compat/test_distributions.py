@@ -142,3 +142,21 @@ def test_chainers_private_bernoulli_log_prob_is_the_log_prob_of_logit():
     numpy.testing.assert_array_equal(y.array, pure.Bernoulli(logit=logit.array).log_prob(x))
     chainer.functions.sum(y).backward()
     numpy.testing.assert_allclose(logit.grad, x - 1 / (1 + numpy.exp(-logit.array)), rtol=1e-12)
+
+
+def test_exponential_takes_chainers_constructor_and_wraps_the_pure_one():
+    lam = chainer.Variable(SCALE)
+    d = D.Exponential(lam)
+    assert d.lam is lam and d.batch_shape == (3, 2) and d.support == "positive"
+    x = numpy.abs(X)
+    y = d.log_prob(x)
+    assert isinstance(y, chainer.Variable)
+    numpy.testing.assert_array_equal(y.array, pure.Exponential(SCALE).log_prob(x))
+    chainer.functions.sum(y).backward()
+    numpy.testing.assert_allclose(lam.grad, 1 / SCALE - x, rtol=1e-6)  # d/dlam (log lam - lam x)
+    numpy.random.seed(0)
+    assert d.sample(4).shape == (4, 3, 2)
+    kl = chainer.kl_divergence(d, D.Exponential(SCALE[::-1]))
+    numpy.testing.assert_array_equal(
+        kl.array, pure.kl_divergence(pure.Exponential(SCALE), pure.Exponential(SCALE[::-1]))
+    )

@@ -10,7 +10,7 @@ from ... import distributions as _pure
 from ..distribution import PureDistribution
 from ..utils import argument
 
-__all__ = ["Bernoulli", "Normal"]
+__all__ = ["Bernoulli", "Exponential", "Normal"]
 
 
 class Normal(PureDistribution, pure_type=_pure.Normal, parameters=("loc", "scale", "log_scale")):
@@ -19,6 +19,13 @@ class Normal(PureDistribution, pure_type=_pure.Normal, parameters=("loc", "scale
     def __init__(self, loc, scale=None, **kwargs):
         (log_scale,) = argument.parse_kwargs(kwargs, ("log_scale", None))
         super().__init__({"loc": loc, "scale": scale, "log_scale": log_scale})
+
+
+class Exponential(PureDistribution, pure_type=_pure.Exponential, parameters=("lam",)):
+    """Exponential distributions: ``Exponential(lam)``, of rate ``lam``."""
+
+    def __init__(self, lam):
+        super().__init__({"lam": lam})
 
 
 class Bernoulli(PureDistribution, pure_type=_pure.Bernoulli, parameters=("p", "logit")):

@@ -1,0 +1,75 @@
+"""The exponential distribution, by rate ``lam``."""
+
+from __future__ import annotations
+
+import attrs
+import numpy
+
+from .. import backend, ops, random
+from .. import functions as F
+from ..autodiff import unbox_all
+from .distribution import Distribution, check_params, register_kl
+
+__all__ = ["Exponential"]
+
+
+@attrs.frozen
+class Exponential(Distribution):
+    """Exponential distributions of rate ``lam`` (density ``lam * exp(-lam * x)`` for ``x >= 0``).
+    Sampling is reparameterized: ``eps / lam`` with ``eps`` standard exponential."""
+
+    lam: object
+
+    def __attrs_post_init__(self):
+        check_params("Exponential", {"lam": self.lam})
+
+    @property
+    def batch_shape(self) -> tuple:
+        return check_params("Exponential", {"lam": self.lam})
+
+    @property
+    def event_shape(self) -> tuple:
+        return ()
+
+    @property
+    def params(self) -> dict:
+        return {"lam": self.lam}
+
+    @property
+    def support(self) -> str:
+        return "positive"
+
+    @property
+    def mean(self):
+        return 1 / self.lam
+
+    @property
+    def variance(self):
+        return self.mean**2
+
+    @property
+    def entropy(self):
+        return 1 - F.log(self.lam)
+
+    def log_prob(self, x):
+        """``log(lam) - lam * x`` for ``x >= 0``, ``-inf`` below."""
+        logp = F.log(self.lam) - self.lam * x
+        return ops.where(ops.greater_equal(x, 0), logp, ops.full_like(logp, -numpy.inf))
+
+    def cdf(self, x):
+        return -F.expm1(-self.lam * x)
+
+    def icdf(self, x):
+        return -F.log1p(-x) / self.lam
+
+    def sample_n(self, key, n: int):
+        lam = unbox_all(self.lam)
+        dtype = getattr(lam, "dtype", numpy.float32)
+        device = backend.get_device_from_array(lam) if backend.is_array(lam) else None
+        u = random.uniform(key, (n, *self.batch_shape), dtype=dtype, device=device)
+        return -backend.xp(u).log1p(-u) / self.lam  # standard exponential noise, then scaled
+
+
+@register_kl(Exponential, Exponential)
+def _kl_exponential_exponential(p: Exponential, q: Exponential):
+    return F.log(p.lam) - F.log(q.lam) + q.lam / p.lam - 1.0
