@@ -26,6 +26,7 @@ __all__ = [
     "Record",
     "new_level",
     "no_grad",
+    "grad_mode",
     "grad_enabled",
     "set_grad_enabled",
     "restore_grad_enabled",
@@ -259,6 +260,16 @@ def default_grad_enabled() -> bool:
 
 
 @contextlib.contextmanager
+def grad_mode(enabled: bool):
+    """Within this block, record operations (True, even inside ``no_grad()``) or record nothing
+    on the traces open when it is entered (False); ``set_grad_enabled`` and its undo around it."""
+    token = set_grad_enabled(enabled)
+    try:
+        yield
+    finally:
+        restore_grad_enabled(token)
+
+
 def no_grad():
     """Within this block, operations on traced values are computed but not recorded.
 
@@ -273,11 +284,7 @@ def no_grad():
     >>> float(fnet.grad(f)(3.0))
     9.0
     """
-    token = set_grad_enabled(False)
-    try:
-        yield
-    finally:
-        restore_grad_enabled(token)
+    return grad_mode(False)
 
 
 def describe(x) -> str:

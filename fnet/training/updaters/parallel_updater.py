@@ -8,28 +8,16 @@ several ``'@numpy'`` devices give the same update as one model fed every part in
 
 from __future__ import annotations
 
-import contextlib
 import copy
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 from ... import backend
-from ...autodiff.tracer import restore_grad_enabled, set_grad_enabled
+from ...autodiff import grad_mode
 from ...data import convert
 from .standard_updater import StandardUpdater
 from .updater import _arguments, _UnknownNameError
 
 __all__ = ["ParallelUpdater"]
-
-
-@contextlib.contextmanager
-def _recording() -> Iterator[None]:
-    """Within the block, operations are recorded even inside ``no_grad()`` (Chainer's
-    ``force_backprop_mode``: the losses must be differentiable)."""
-    token = set_grad_enabled(True)
-    try:
-        yield
-    finally:
-        restore_grad_enabled(token)
 
 
 class ParallelUpdater(StandardUpdater):
@@ -123,7 +111,8 @@ class ParallelUpdater(StandardUpdater):
         for name, model in self._models.items():
             args, kwargs = _arguments(parts[name])
             loss_func = self.loss_func or model
-            with _recording(), backend.using_device(self._devices[name]):
+            # recorded even inside no_grad() (Chainer's force_backprop_mode): the losses are differentiated
+            with grad_mode(True), backend.using_device(self._devices[name]):
                 losses.append(loss_func(*args, **kwargs))
         for model in self._models.values():
             model.cleargrads()
