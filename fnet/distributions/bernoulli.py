@@ -32,7 +32,7 @@ class Bernoulli(Distribution):
 
     def __attrs_post_init__(self):
         check_one_of("Bernoulli", "p", self._p, "logit", self._logit)
-        check_params("Bernoulli", {"p": self._p, "logit": self._logit})
+        _ = self.batch_shape  # checks the parameters (dtypes, shapes that broadcast)
 
     @property
     def p(self):

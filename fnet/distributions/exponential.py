@@ -21,7 +21,7 @@ class Exponential(Distribution):
     lam: object
 
     def __attrs_post_init__(self):
-        check_params("Exponential", {"lam": self.lam})
+        _ = self.batch_shape  # checks the parameters (dtypes, shapes that broadcast)
 
     @property
     def batch_shape(self) -> tuple:

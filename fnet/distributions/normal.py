@@ -31,7 +31,7 @@ class Normal(Distribution):
 
     def __attrs_post_init__(self):
         check_one_of("Normal", "scale", self._scale, "log_scale", self._log_scale)
-        check_params("Normal", {"loc": self.loc, "scale": self._scale, "log_scale": self._log_scale})
+        _ = self.batch_shape  # checks the parameters (dtypes, shapes that broadcast)
 
     @property
     def scale(self):
