@@ -484,18 +484,16 @@ class Variable:
         variables it was computed from.
 
         A scalar's gradient starts as 1 (times ``loss_scale``); any other variable needs its
-        ``.grad`` set first. ``retain_grad`` keeps the gradients of intermediate variables;
+        ``.grad`` set first: without one there is no gradient to start from, and nothing is
+        propagated (Chainer passes ``None`` down the graph then, which only some of its functions
+        accept; the others fail). ``retain_grad`` keeps the gradients of intermediate variables;
         ``enable_double_backprop`` records the backward pass, so that the gradients can be
         differentiated again.
         """
         if self._grad_var is None:
             data = self.array
             if data is None or data.size != 1:
-                raise ValueError(
-                    f"Variable.backward: {self._describe()} is not a scalar, so its gradient cannot "
-                    "start as 1\n  hint: reduce it first (F.sum(y) or F.mean(y)), or set y.grad to an "
-                    "array of its shape before calling backward()"
-                )
+                return
             if data.ndim:
                 warnings.warn(
                     "Treating a variable with only one element as a scalar in Variable.backward is "
