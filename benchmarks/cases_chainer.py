@@ -235,6 +235,24 @@ def mlp_adam_step(data):
     return step
 
 
+def normal_elbo(data):
+    import chainer.distributions as D  # noqa: PLC0415 - only this case needs it
+
+    loc, log_scale = chainer.Variable(data["loc"]), chainer.Variable(data["log_scale"])
+    prior = D.Normal(np.zeros_like(data["loc"]), np.ones_like(data["loc"]))
+
+    def step():
+        q = D.Normal(loc, log_scale=log_scale)
+        z = q.sample()
+        loss = F.sum(q.log_prob(z)) + F.sum(chainer.kl_divergence(q, prior))
+        loc.cleargrad()
+        log_scale.cleargrad()
+        loss.backward()
+        return np.float32(loc.grad.sum() + log_scale.grad.sum())
+
+    return step
+
+
 CASES = {
     "per_op": per_op,
     "mlp_step": mlp_step,
@@ -244,4 +262,5 @@ CASES = {
     "cnn_step": cnn_step,
     "mlp_adam_step": mlp_adam_step,
     "mlp_update": mlp_update,
+    "normal_elbo": normal_elbo,
 }

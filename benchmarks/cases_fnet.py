@@ -232,6 +232,28 @@ def mlp_adam_step(data):
     return step
 
 
+def normal_elbo(data):
+    from fnet import distributions as D  # noqa: PLC0415 - only this case needs it
+
+    params = {"loc": data["loc"], "log_scale": data["log_scale"]}
+    prior = D.Normal(np.zeros_like(data["loc"]), np.ones_like(data["loc"]))
+
+    def loss_fn(params, key):
+        q = D.Normal(params["loc"], log_scale=params["log_scale"])
+        z = q.sample(key)
+        return fo.sum(q.log_prob(z)) + fo.sum(D.kl_divergence(q, prior))
+
+    grad = fnet.grad(loss_fn)
+    state = {"key": fnet.random.key(0)}
+
+    def step():
+        state["key"], key = fnet.random.split(state["key"])
+        g = grad(params, key)
+        return fo.sum(g["loc"]) + fo.sum(g["log_scale"])
+
+    return step
+
+
 CASES = {
     "per_op": per_op,
     "mlp_step": mlp_step,
@@ -241,4 +263,5 @@ CASES = {
     "cnn_step": cnn_step,
     "mlp_adam_step": mlp_adam_step,
     "mlp_update": mlp_step,  # no optimizer.update(lossfun, ...) API: the same step
+    "normal_elbo": normal_elbo,
 }

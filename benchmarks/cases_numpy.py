@@ -1,9 +1,11 @@
 """A reference written by hand in NumPy, with no framework: what the work itself costs here.
 
-Only ``lstm_lm_step`` is written: the same per-time-step forward pass as the other frameworks,
+``lstm_lm_step``: the same per-time-step forward pass as the other frameworks,
 and a backward pass as cheap as that program allows (the products of the output layer and
 of every weight's gradient batched over the time steps, which a tape of the per-step program
 can do at best). Its time is a floor for any framework running the program on NumPy's BLAS.
+
+``normal_elbo``: the Normals' sample, log-density and KL, with their gradient derived by hand.
 """
 
 import numpy as np
@@ -129,4 +131,28 @@ def lstm_lm_step(data):
     return step
 
 
-CASES = {"lstm_lm_step": lstm_lm_step}
+def normal_elbo(data):
+    """The sample, log-density and KL of the diagonal Normals, and their gradient by hand."""
+    loc, log_scale = data["loc"], data["log_scale"]
+    rng = np.random.default_rng(0)
+    half_log_2pi = np.float32(0.5 * np.log(2 * np.pi))
+    state = {}
+
+    def step():
+        eps = rng.standard_normal(loc.shape, dtype=np.float32)
+        scale = np.exp(log_scale)
+        z = loc + scale * eps
+        u = (z - loc) / scale
+        log_q = np.sum(-log_scale - 0.5 * u * u - half_log_2pi)
+        state["loss"] = log_q + np.sum(-log_scale + 0.5 * (scale * scale + loc * loc) - 0.5)
+        # log q(z): d/dz = -u / scale, reaching loc through dz/dloc = 1 and log_scale through
+        # dz/dlog_scale = scale * eps; the KL: loc, and scale**2 - 1
+        g_z = -u / scale
+        g_loc = g_z + u / scale + loc
+        g_log_scale = g_z * scale * eps - 1 + u * u - 1 + scale * scale
+        return np.float32(g_loc.sum() + g_log_scale.sum())
+
+    return step
+
+
+CASES = {"lstm_lm_step": lstm_lm_step, "normal_elbo": normal_elbo}

@@ -248,6 +248,22 @@ def mlp_adam_step(data):
     return step
 
 
+def normal_elbo(data):
+    loc = torch.from_numpy(data["loc"]).requires_grad_()
+    log_scale = torch.from_numpy(data["log_scale"]).requires_grad_()
+    prior = torch.distributions.Normal(torch.zeros_like(loc), torch.ones_like(loc))
+
+    def step():
+        q = torch.distributions.Normal(loc, log_scale.exp())
+        z = q.rsample()
+        loss = q.log_prob(z).sum() + torch.distributions.kl_divergence(q, prior).sum()
+        loc.grad = log_scale.grad = None
+        loss.backward()
+        return loc.grad.sum() + log_scale.grad.sum()
+
+    return step
+
+
 CASES = {
     "per_op": per_op,
     "mlp_step": mlp_step,
@@ -257,4 +273,5 @@ CASES = {
     "cnn_step": cnn_step,
     "mlp_adam_step": mlp_adam_step,
     "mlp_update": mlp_step,  # no optimizer.update(lossfun, ...) API: the same step
+    "normal_elbo": normal_elbo,
 }

@@ -54,6 +54,12 @@ CNN_HIDDEN = 128
 CNN_CLASSES = 10
 ADAM_ALPHA, ADAM_BETA1, ADAM_BETA2, ADAM_EPS = 0.001, 0.9, 0.999, 1e-8
 
+# (g) normal_elbo: a batch of NORMAL_SHAPE[0] diagonal Normals in NORMAL_SHAPE[1] dimensions (the
+# encoder's output in a VAE), by loc and log_scale: a reparameterized sample z, then
+# sum(log q(z)) + sum(KL(q || N(0, 1))), and its gradient. The gradient does not depend on the
+# noise (d/dloc = loc, d/dlog_scale = scale**2 - 2), so every framework returns the same numbers.
+NORMAL_SHAPE = (1000, 20)
+
 
 def op_sequence():
     """The N_OPS op names of the per_op chain, in order."""
@@ -109,6 +115,12 @@ CASES = {
         1e3,
         "mlp_step written as Chainer's optimizer.update(lossfun, x, t) (the others: their mlp_step)",
     ),
+    "normal_elbo": (
+        "us/step",
+        1e6,
+        f"{NORMAL_SHAPE[0]} diagonal Normals of {NORMAL_SHAPE[1]} dims: reparameterized sample, "
+        "log_prob + KL to N(0, 1), fwd+bwd",
+    ),
 }
 
 
@@ -139,6 +151,11 @@ def make_data(case):
         return lm_data(rng)
     if case == "cnn_step":
         return cnn_data(rng)
+    if case == "normal_elbo":
+        return {
+            "loc": rng.standard_normal(NORMAL_SHAPE).astype(np.float32),
+            "log_scale": (0.5 * rng.standard_normal(NORMAL_SHAPE)).astype(np.float32),
+        }
     if case == "softmax_xent":
         n, c = XENT_SHAPE
         return {
