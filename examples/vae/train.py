@@ -1,11 +1,11 @@
 """A variational auto-encoder on scikit-learn's bundled 8x8 digits (no network needed).
 
-The encoder maps a digit to the mean and log-variance of a Gaussian over a small latent
-space; a latent vector drawn from it (``F.gaussian``, the reparameterization trick, from an
-explicit random key) is decoded into the logits of the 64 pixels. The loss is Chainer's VAE
-example's: the Bernoulli negative log-likelihood of the pixels (``F.bernoulli_nll``) plus
-``beta`` times the KL divergence of the encoder's Gaussian from the standard normal
-(``F.gaussian_kl_divergence``), both per example.
+The encoder maps a digit to a diagonal ``Normal`` over a small latent space (its mean and
+log-scale); a latent vector sampled from it (reparameterized, from an explicit random key) is
+decoded into the ``Bernoulli`` distributions of the 64 pixels (by their logits). The loss is
+Chainer's VAE example's, written with ``fnet.distributions``: minus the log-likelihood of the
+pixels plus ``beta`` times the KL divergence of the encoder's Normal from the standard normal
+prior, both per example.
 
 At the end it draws a test digit, its reconstruction and a digit generated from a random
 latent vector, in characters.
@@ -21,8 +21,9 @@ import attrs
 import numpy
 
 import fnet
+from fnet import distributions as D
 from fnet import functions as F
-from fnet import nn, optim
+from fnet import nn, ops, optim
 
 SHADES = " .:-=+*#%@"
 
@@ -33,7 +34,7 @@ class VAE(nn.Module):
 
     encoder: nn.Linear
     mean: nn.Linear
-    ln_var: nn.Linear
+    log_scale: nn.Linear
     decoder: nn.Linear
     pixels: nn.Linear
 
@@ -47,22 +48,24 @@ class VAE(nn.Module):
             nn.Linear(n_hidden, n_in),
         )
 
-    def encode(self, params, x):
-        """The mean and log-variance of the latent Gaussian of each example of ``x``."""
+    def encode(self, params, x) -> D.Normal:
+        """The latent Normal of each example of ``x`` (independent coordinates)."""
         h = F.tanh(self.encoder(params["encoder"], x))
-        return self.mean(params["mean"], h), self.ln_var(params["ln_var"], h)
+        return D.Normal(self.mean(params["mean"], h), log_scale=self.log_scale(params["log_scale"], h))
 
-    def decode(self, params, z):
-        """The logits of the pixels of the latent vectors ``z`` (``F.sigmoid`` gives the image)."""
-        return self.pixels(params["pixels"], F.tanh(self.decoder(params["decoder"], z)))
+    def decode(self, params, z) -> D.Bernoulli:
+        """The Bernoulli distributions of the pixels of the latent vectors ``z`` (their mean is
+        the image)."""
+        return D.Bernoulli(logit=self.pixels(params["pixels"], F.tanh(self.decoder(params["decoder"], z))))
 
     def apply(self, params, x, key, beta: float = 1.0):
         """``(loss, metrics)``: the negative evidence lower bound per example, with ``beta``
         weighing its KL term, and its two terms."""
-        mean, ln_var = self.encode(params, x)
-        z = F.gaussian(mean, ln_var, key=key)
-        reconstruction = F.bernoulli_nll(x, self.decode(params, z)) / len(x)
-        kl = F.gaussian_kl_divergence(mean, ln_var) / len(x)
+        posterior = self.encode(params, x)
+        z = posterior.sample(key)
+        reconstruction = -F.sum(self.decode(params, z).log_prob(x)) / len(x)
+        prior = D.Normal(ops.zeros_like(z), ops.ones_like(z))  # the standard normal
+        kl = F.sum(D.kl_divergence(posterior, prior)) / len(x)
         return reconstruction + beta * kl, {"reconstruction": reconstruction, "kl": kl}
 
 
@@ -135,10 +138,9 @@ def main(argv=None) -> dict:
         )
 
     digit = x_test[:1]
-    mean, _ = model.encode(params, digit)
-    reconstructed = F.sigmoid(model.decode(params, mean))
+    reconstructed = model.decode(params, model.encode(params, digit).mean).mean
     z = fnet.random.normal(sample_key, (1, args.latent))
-    generated = F.sigmoid(model.decode(params, z))
+    generated = model.decode(params, z).mean
     print("a test digit, its reconstruction, and a digit decoded from a random latent vector:")
     print(draw(digit, numpy.asarray(reconstructed), numpy.asarray(generated)))
     return results
