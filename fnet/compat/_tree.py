@@ -119,6 +119,7 @@ TABLES: dict[str, dict[str, str]] = {
     "distributions": {
         "bernoulli": "Bernoulli _bernoulli_log_prob",
         "exponential": "Exponential",
+        "laplace": "Laplace _laplace_cdf _laplace_icdf",
         "normal": "Normal",
     },
     "function_hooks": {

@@ -9,12 +9,14 @@ from __future__ import annotations
 from .bernoulli import Bernoulli
 from .distribution import Distribution, cross_entropy, kl_divergence, register_kl
 from .exponential import Exponential
+from .laplace import Laplace
 from .normal import Normal
 
 __all__ = [
     "Distribution",
     "Bernoulli",
     "Exponential",
+    "Laplace",
     "Normal",
     "kl_divergence",
     "register_kl",

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from ... import distributions as _pure
 from ..distribution import PureDistribution
+from ..functions._lift import unwrap, wrap
 from ..utils import argument
 
-__all__ = ["Bernoulli", "Exponential", "Normal"]
+__all__ = ["Bernoulli", "Exponential", "Laplace", "Normal"]
 
 
 class Normal(PureDistribution, pure_type=_pure.Normal, parameters=("loc", "scale", "log_scale")):
@@ -39,3 +40,22 @@ def _bernoulli_log_prob(logit, x, binary_check=False):
     """Chainer's private ``chainer.distributions.bernoulli._bernoulli_log_prob``, which its tests
     differentiate: the log-probability of ``x`` under Bernoulli distributions of ``logit``."""
     return Bernoulli(logit=logit, binary_check=binary_check).log_prob(x)
+
+
+class Laplace(PureDistribution, pure_type=_pure.Laplace, parameters=("loc", "scale")):
+    """Laplace distributions: ``Laplace(loc, scale)``."""
+
+    def __init__(self, loc, scale):
+        super().__init__({"loc": loc, "scale": scale})
+
+
+def _laplace_cdf(x):
+    """Chainer's private ``chainer.distributions.laplace._laplace_cdf``, which its tests
+    differentiate: the cdf of the standard Laplace distribution at ``x``."""
+    return wrap(_pure.laplace.standard_cdf(unwrap(x)))
+
+
+def _laplace_icdf(x):
+    """Chainer's private ``chainer.distributions.laplace._laplace_icdf``: the inverse of
+    ``_laplace_cdf``."""
+    return wrap(_pure.laplace.standard_icdf(unwrap(x)))

@@ -1,0 +1,47 @@
+"""Tests of chainer.distributions' Laplace, Cauchy, Gumbel, Uniform, LogNormal and Pareto in
+compat: Chainer's constructors and module paths, Variables out that are the pure numbers,
+gradients to the parameter Variables, and Chainer's private helpers that its tests use."""
+
+from __future__ import annotations
+
+import numpy
+
+import fnet
+import fnet.compat as chainer
+from fnet import distributions as pure
+from fnet.compat import distributions as D
+
+rng = numpy.random.RandomState(5)
+LOC = rng.normal(size=(3, 2)).astype(numpy.float32)
+SCALE = rng.uniform(0.5, 2.0, size=(3, 2)).astype(numpy.float32)
+X = rng.normal(size=(3, 2)).astype(numpy.float32)
+
+
+def test_laplace_takes_chainers_constructor_and_wraps_the_pure_one():
+    from fnet.compat.distributions.laplace import Laplace
+
+    loc = chainer.Variable(LOC.copy())
+    d = Laplace(loc, SCALE)
+    assert Laplace is D.Laplace and d.loc is loc and d.batch_shape == (3, 2) and d.support == "real"
+    expected = pure.Laplace(LOC, SCALE)
+    for member in ("mean", "mode", "stddev", "variance", "entropy"):
+        numpy.testing.assert_array_equal(getattr(d, member).array, getattr(expected, member))
+    for member in ("log_prob", "prob", "cdf"):
+        numpy.testing.assert_array_equal(getattr(d, member)(X).array, getattr(expected, member)(X))
+    chainer.functions.sum(d.log_prob(X)).backward()
+    g = fnet.grad(lambda a: pure.Laplace(a, SCALE).log_prob(X).sum())(LOC)
+    numpy.testing.assert_array_equal(loc.grad, g)
+    numpy.random.seed(0)
+    assert d.sample((4,)).shape == (4, 3, 2)
+    kl = chainer.kl_divergence(d, D.Laplace(X, SCALE))
+    numpy.testing.assert_array_equal(kl.array, pure.kl_divergence(expected, pure.Laplace(X, SCALE)))
+
+
+def test_chainers_private_laplace_cdf_and_icdf_are_the_standard_ones_and_differentiable():
+    from fnet.compat.distributions.laplace import _laplace_cdf, _laplace_icdf
+
+    x = chainer.Variable(X.astype(numpy.float64))
+    y = _laplace_cdf(x)
+    numpy.testing.assert_allclose(_laplace_icdf(y).array, x.array, rtol=1e-12)
+    chainer.functions.sum(y).backward()
+    numpy.testing.assert_allclose(x.grad, 0.5 * numpy.exp(-numpy.abs(x.array)), rtol=1e-12)  # the density
