@@ -118,6 +118,7 @@ TABLES: dict[str, dict[str, str]] = {
     },
     "distributions": {
         "bernoulli": "Bernoulli _bernoulli_log_prob",
+        "cauchy": "Cauchy",
         "exponential": "Exponential",
         "laplace": "Laplace _laplace_cdf _laplace_icdf",
         "normal": "Normal",

@@ -7,6 +7,7 @@ its two arguments to a function registered with ``register_kl``.
 from __future__ import annotations
 
 from .bernoulli import Bernoulli
+from .cauchy import Cauchy
 from .distribution import Distribution, cross_entropy, kl_divergence, register_kl
 from .exponential import Exponential
 from .laplace import Laplace
@@ -15,6 +16,7 @@ from .normal import Normal
 __all__ = [
     "Distribution",
     "Bernoulli",
+    "Cauchy",
     "Exponential",
     "Laplace",
     "Normal",

@@ -4,7 +4,10 @@ gradients to the parameter Variables, and Chainer's private helpers that its tes
 
 from __future__ import annotations
 
+import importlib
+
 import numpy
+import pytest
 
 import fnet
 import fnet.compat as chainer
@@ -45,3 +48,44 @@ def test_chainers_private_laplace_cdf_and_icdf_are_the_standard_ones_and_differe
     numpy.testing.assert_allclose(_laplace_icdf(y).array, x.array, rtol=1e-12)
     chainer.functions.sum(y).backward()
     numpy.testing.assert_allclose(x.grad, 0.5 * numpy.exp(-numpy.abs(x.array)), rtol=1e-12)  # the density
+
+
+# (Chainer class, pure class, constructor arguments, members, members that take x)
+CASES = {
+    "Cauchy": (D.Cauchy, pure.Cauchy, {"loc": LOC, "scale": SCALE}, ["entropy"], ["log_prob", "cdf"]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_each_takes_chainers_constructor_and_gives_the_pure_numbers_as_variables(name):
+    chainer_type, pure_type, kwargs, members, functions = CASES[name]
+    module = importlib.import_module(f"fnet.compat.distributions.{_module_of(name)}")
+    assert getattr(module, name) is chainer_type
+    first = next(iter(kwargs))
+    given = chainer.Variable(kwargs[first].copy())
+    d = chainer_type(**{**kwargs, first: given})
+    expected = pure_type(**kwargs)
+    assert getattr(d, first) is given and d.batch_shape == expected.batch_shape
+    assert d.support == expected.support and set(d.params) == set(expected.params)
+    for member in members:
+        value = getattr(d, member)
+        assert isinstance(value, chainer.Variable), member
+        numpy.testing.assert_array_equal(value.array, getattr(expected, member))
+    x = _inside(expected)
+    for member in functions:
+        numpy.testing.assert_array_equal(getattr(d, member)(x).array, getattr(expected, member)(x))
+    chainer.functions.sum(d.log_prob(x)).backward()
+    g = fnet.grad(lambda a: pure_type(**{**kwargs, first: a}).log_prob(x).sum())(kwargs[first])
+    numpy.testing.assert_array_equal(given.grad, g)  # the same tape operations
+    numpy.random.seed(0)
+    sample = d.sample((4,))
+    assert isinstance(sample, chainer.Variable) and sample.shape == (4, 3, 2)
+
+
+def _module_of(name: str) -> str:
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in name).lstrip("_")
+
+
+def _inside(d):
+    """Points of the support of ``d``: its samples."""
+    return numpy.asarray(d.sample_n(fnet.random.key(3), 1)[0])

@@ -11,7 +11,7 @@ from ..distribution import PureDistribution
 from ..functions._lift import unwrap, wrap
 from ..utils import argument
 
-__all__ = ["Bernoulli", "Exponential", "Laplace", "Normal"]
+__all__ = ["Bernoulli", "Cauchy", "Exponential", "Laplace", "Normal"]
 
 
 class Normal(PureDistribution, pure_type=_pure.Normal, parameters=("loc", "scale", "log_scale")):
@@ -40,6 +40,13 @@ def _bernoulli_log_prob(logit, x, binary_check=False):
     """Chainer's private ``chainer.distributions.bernoulli._bernoulli_log_prob``, which its tests
     differentiate: the log-probability of ``x`` under Bernoulli distributions of ``logit``."""
     return Bernoulli(logit=logit, binary_check=binary_check).log_prob(x)
+
+
+class Cauchy(PureDistribution, pure_type=_pure.Cauchy, parameters=("loc", "scale")):
+    """Cauchy distributions: ``Cauchy(loc, scale)``."""
+
+    def __init__(self, loc, scale):
+        super().__init__({"loc": loc, "scale": scale})
 
 
 class Laplace(PureDistribution, pure_type=_pure.Laplace, parameters=("loc", "scale")):
