@@ -120,6 +120,7 @@ TABLES: dict[str, dict[str, str]] = {
         "bernoulli": "Bernoulli _bernoulli_log_prob",
         "cauchy": "Cauchy",
         "exponential": "Exponential",
+        "gumbel": "Gumbel",
         "laplace": "Laplace _laplace_cdf _laplace_icdf",
         "normal": "Normal",
     },

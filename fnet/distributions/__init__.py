@@ -10,6 +10,7 @@ from .bernoulli import Bernoulli
 from .cauchy import Cauchy
 from .distribution import Distribution, cross_entropy, kl_divergence, register_kl
 from .exponential import Exponential
+from .gumbel import Gumbel
 from .laplace import Laplace
 from .normal import Normal
 
@@ -18,6 +19,7 @@ __all__ = [
     "Bernoulli",
     "Cauchy",
     "Exponential",
+    "Gumbel",
     "Laplace",
     "Normal",
     "kl_divergence",

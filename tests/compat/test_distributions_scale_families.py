@@ -53,6 +53,7 @@ def test_chainers_private_laplace_cdf_and_icdf_are_the_standard_ones_and_differe
 # (Chainer class, pure class, constructor arguments, members, members that take x)
 CASES = {
     "Cauchy": (D.Cauchy, pure.Cauchy, {"loc": LOC, "scale": SCALE}, ["entropy"], ["log_prob", "cdf"]),
+    "Gumbel": (D.Gumbel, pure.Gumbel, {"loc": LOC, "scale": SCALE}, ["mean", "variance", "entropy"], []),
 }
 
 

@@ -11,7 +11,7 @@ from ..distribution import PureDistribution
 from ..functions._lift import unwrap, wrap
 from ..utils import argument
 
-__all__ = ["Bernoulli", "Cauchy", "Exponential", "Laplace", "Normal"]
+__all__ = ["Bernoulli", "Cauchy", "Exponential", "Gumbel", "Laplace", "Normal"]
 
 
 class Normal(PureDistribution, pure_type=_pure.Normal, parameters=("loc", "scale", "log_scale")):
@@ -44,6 +44,13 @@ def _bernoulli_log_prob(logit, x, binary_check=False):
 
 class Cauchy(PureDistribution, pure_type=_pure.Cauchy, parameters=("loc", "scale")):
     """Cauchy distributions: ``Cauchy(loc, scale)``."""
+
+    def __init__(self, loc, scale):
+        super().__init__({"loc": loc, "scale": scale})
+
+
+class Gumbel(PureDistribution, pure_type=_pure.Gumbel, parameters=("loc", "scale")):
+    """Gumbel distributions: ``Gumbel(loc, scale)``."""
 
     def __init__(self, loc, scale):
         super().__init__({"loc": loc, "scale": scale})
