@@ -122,6 +122,7 @@ TABLES: dict[str, dict[str, str]] = {
         "exponential": "Exponential",
         "gumbel": "Gumbel",
         "laplace": "Laplace _laplace_cdf _laplace_icdf",
+        "log_normal": "LogNormal",
         "normal": "Normal",
     },
     "function_hooks": {

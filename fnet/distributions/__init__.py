@@ -12,6 +12,7 @@ from .distribution import Distribution, cross_entropy, kl_divergence, register_k
 from .exponential import Exponential
 from .gumbel import Gumbel
 from .laplace import Laplace
+from .log_normal import LogNormal
 from .normal import Normal
 
 __all__ = [
@@ -21,6 +22,7 @@ __all__ = [
     "Exponential",
     "Gumbel",
     "Laplace",
+    "LogNormal",
     "Normal",
     "kl_divergence",
     "register_kl",

@@ -51,9 +51,11 @@ def test_chainers_private_laplace_cdf_and_icdf_are_the_standard_ones_and_differe
 
 
 # (Chainer class, pure class, constructor arguments, members, members that take x)
+MOMENTS = ["mean", "variance", "entropy"]
 CASES = {
     "Cauchy": (D.Cauchy, pure.Cauchy, {"loc": LOC, "scale": SCALE}, ["entropy"], ["log_prob", "cdf"]),
-    "Gumbel": (D.Gumbel, pure.Gumbel, {"loc": LOC, "scale": SCALE}, ["mean", "variance", "entropy"], []),
+    "Gumbel": (D.Gumbel, pure.Gumbel, {"loc": LOC, "scale": SCALE}, MOMENTS, []),
+    "LogNormal": (D.LogNormal, pure.LogNormal, {"mu": LOC, "sigma": SCALE}, MOMENTS, []),
 }
 
 

@@ -11,7 +11,7 @@ from ..distribution import PureDistribution
 from ..functions._lift import unwrap, wrap
 from ..utils import argument
 
-__all__ = ["Bernoulli", "Cauchy", "Exponential", "Gumbel", "Laplace", "Normal"]
+__all__ = ["Bernoulli", "Cauchy", "Exponential", "Gumbel", "Laplace", "LogNormal", "Normal"]
 
 
 class Normal(PureDistribution, pure_type=_pure.Normal, parameters=("loc", "scale", "log_scale")):
@@ -73,3 +73,10 @@ def _laplace_icdf(x):
     """Chainer's private ``chainer.distributions.laplace._laplace_icdf``: the inverse of
     ``_laplace_cdf``."""
     return wrap(_pure.laplace.standard_icdf(unwrap(x)))
+
+
+class LogNormal(PureDistribution, pure_type=_pure.LogNormal, parameters=("mu", "sigma")):
+    """Log-normal distributions: ``LogNormal(mu, sigma)``, of the log's mean and deviation."""
+
+    def __init__(self, mu, sigma):
+        super().__init__({"mu": mu, "sigma": sigma})
