@@ -124,6 +124,7 @@ TABLES: dict[str, dict[str, str]] = {
         "laplace": "Laplace _laplace_cdf _laplace_icdf",
         "log_normal": "LogNormal",
         "normal": "Normal",
+        "pareto": "Pareto",
     },
     "function_hooks": {
         "cuda_profile": "CUDAProfileHook",

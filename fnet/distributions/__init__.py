@@ -14,6 +14,7 @@ from .gumbel import Gumbel
 from .laplace import Laplace
 from .log_normal import LogNormal
 from .normal import Normal
+from .pareto import Pareto
 
 __all__ = [
     "Distribution",
@@ -24,6 +25,7 @@ __all__ = [
     "Laplace",
     "LogNormal",
     "Normal",
+    "Pareto",
     "kl_divergence",
     "register_kl",
     "cross_entropy",

@@ -56,6 +56,7 @@ CASES = {
     "Cauchy": (D.Cauchy, pure.Cauchy, {"loc": LOC, "scale": SCALE}, ["entropy"], ["log_prob", "cdf"]),
     "Gumbel": (D.Gumbel, pure.Gumbel, {"loc": LOC, "scale": SCALE}, MOMENTS, []),
     "LogNormal": (D.LogNormal, pure.LogNormal, {"mu": LOC, "sigma": SCALE}, MOMENTS, []),
+    "Pareto": (D.Pareto, pure.Pareto, {"scale": SCALE, "alpha": SCALE + 2}, MOMENTS, []),
 }
 
 

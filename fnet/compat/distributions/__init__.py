@@ -11,7 +11,7 @@ from ..distribution import PureDistribution
 from ..functions._lift import unwrap, wrap
 from ..utils import argument
 
-__all__ = ["Bernoulli", "Cauchy", "Exponential", "Gumbel", "Laplace", "LogNormal", "Normal"]
+__all__ = ["Bernoulli", "Cauchy", "Exponential", "Gumbel", "Laplace", "LogNormal", "Normal", "Pareto"]
 
 
 class Normal(PureDistribution, pure_type=_pure.Normal, parameters=("loc", "scale", "log_scale")):
@@ -80,3 +80,10 @@ class LogNormal(PureDistribution, pure_type=_pure.LogNormal, parameters=("mu", "
 
     def __init__(self, mu, sigma):
         super().__init__({"mu": mu, "sigma": sigma})
+
+
+class Pareto(PureDistribution, pure_type=_pure.Pareto, parameters=("scale", "alpha")):
+    """Pareto distributions: ``Pareto(scale, alpha)``."""
+
+    def __init__(self, scale, alpha):
+        super().__init__({"scale": scale, "alpha": alpha})
