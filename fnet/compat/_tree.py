@@ -125,6 +125,7 @@ TABLES: dict[str, dict[str, str]] = {
         "log_normal": "LogNormal",
         "normal": "Normal",
         "pareto": "Pareto",
+        "uniform": "Uniform",
     },
     "function_hooks": {
         "cuda_profile": "CUDAProfileHook",

@@ -15,6 +15,7 @@ from .laplace import Laplace
 from .log_normal import LogNormal
 from .normal import Normal
 from .pareto import Pareto
+from .uniform import Uniform
 
 __all__ = [
     "Distribution",
@@ -26,6 +27,7 @@ __all__ = [
     "LogNormal",
     "Normal",
     "Pareto",
+    "Uniform",
     "kl_divergence",
     "register_kl",
     "cross_entropy",

@@ -56,6 +56,7 @@ CASES = {
     "Cauchy": (D.Cauchy, pure.Cauchy, {"loc": LOC, "scale": SCALE}, ["entropy"], ["log_prob", "cdf"]),
     "Gumbel": (D.Gumbel, pure.Gumbel, {"loc": LOC, "scale": SCALE}, MOMENTS, []),
     "LogNormal": (D.LogNormal, pure.LogNormal, {"mu": LOC, "sigma": SCALE}, MOMENTS, []),
+    "Uniform": (D.Uniform, pure.Uniform, {"low": LOC, "high": LOC + SCALE}, MOMENTS, ["log_prob", "cdf"]),
     "Pareto": (D.Pareto, pure.Pareto, {"scale": SCALE, "alpha": SCALE + 2}, MOMENTS, []),
 }
 
@@ -93,3 +94,14 @@ def _module_of(name: str) -> str:
 def _inside(d):
     """Points of the support of ``d``: its samples."""
     return numpy.asarray(d.sample_n(fnet.random.key(3), 1)[0])
+
+
+def test_uniform_takes_loc_and_scale_too_and_chainers_keyword_errors():
+    loc, scale = chainer.Variable(LOC.copy()), chainer.Variable(SCALE.copy())
+    d = D.Uniform(loc=loc, scale=scale)
+    assert d.loc is loc and d.scale is scale and set(d.params) == {"loc", "scale"}
+    numpy.testing.assert_array_equal(d.high.array, LOC + SCALE)
+    with pytest.raises(ValueError, match="expected either low and high or loc and scale"):
+        D.Uniform(low=LOC)
+    with pytest.raises(TypeError, match="hihg"):
+        D.Uniform(low=LOC, hihg=SCALE)

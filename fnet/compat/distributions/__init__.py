@@ -11,7 +11,17 @@ from ..distribution import PureDistribution
 from ..functions._lift import unwrap, wrap
 from ..utils import argument
 
-__all__ = ["Bernoulli", "Cauchy", "Exponential", "Gumbel", "Laplace", "LogNormal", "Normal", "Pareto"]
+__all__ = [
+    "Bernoulli",
+    "Cauchy",
+    "Exponential",
+    "Gumbel",
+    "Laplace",
+    "LogNormal",
+    "Normal",
+    "Pareto",
+    "Uniform",
+]
 
 
 class Normal(PureDistribution, pure_type=_pure.Normal, parameters=("loc", "scale", "log_scale")):
@@ -87,3 +97,13 @@ class Pareto(PureDistribution, pure_type=_pure.Pareto, parameters=("scale", "alp
 
     def __init__(self, scale, alpha):
         super().__init__({"scale": scale, "alpha": alpha})
+
+
+class Uniform(PureDistribution, pure_type=_pure.Uniform, parameters=("low", "high", "loc", "scale")):
+    """Uniform distributions: ``Uniform(low=, high=)`` or ``Uniform(loc=, scale=)``."""
+
+    def __init__(self, **kwargs):
+        low, high, loc, scale = argument.parse_kwargs(
+            kwargs, ("low", None), ("high", None), ("loc", None), ("scale", None)
+        )
+        super().__init__({"low": low, "high": high, "loc": loc, "scale": scale})
