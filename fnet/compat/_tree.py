@@ -118,8 +118,14 @@ TABLES: dict[str, dict[str, str]] = {
     },
     "distributions": {
         "bernoulli": "Bernoulli _bernoulli_log_prob",
+        "cauchy": "Cauchy",
         "exponential": "Exponential",
+        "gumbel": "Gumbel",
+        "laplace": "Laplace _laplace_cdf _laplace_icdf",
+        "log_normal": "LogNormal",
         "normal": "Normal",
+        "pareto": "Pareto",
+        "uniform": "Uniform",
     },
     "function_hooks": {
         "cuda_profile": "CUDAProfileHook",

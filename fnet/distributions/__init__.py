@@ -7,15 +7,27 @@ its two arguments to a function registered with ``register_kl``.
 from __future__ import annotations
 
 from .bernoulli import Bernoulli
+from .cauchy import Cauchy
 from .distribution import Distribution, cross_entropy, kl_divergence, register_kl
 from .exponential import Exponential
+from .gumbel import Gumbel
+from .laplace import Laplace
+from .log_normal import LogNormal
 from .normal import Normal
+from .pareto import Pareto
+from .uniform import Uniform
 
 __all__ = [
     "Distribution",
     "Bernoulli",
+    "Cauchy",
     "Exponential",
+    "Gumbel",
+    "Laplace",
+    "LogNormal",
     "Normal",
+    "Pareto",
+    "Uniform",
     "kl_divergence",
     "register_kl",
     "cross_entropy",
