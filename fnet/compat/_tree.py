@@ -118,6 +118,7 @@ TABLES: dict[str, dict[str, str]] = {
     },
     "distributions": {
         "bernoulli": "Bernoulli _bernoulli_log_prob",
+        "categorical": "Categorical",
         "exponential": "Exponential",
         "normal": "Normal",
     },

@@ -7,6 +7,7 @@ its two arguments to a function registered with ``register_kl``.
 from __future__ import annotations
 
 from .bernoulli import Bernoulli
+from .categorical import Categorical
 from .distribution import Distribution, cross_entropy, kl_divergence, register_kl
 from .exponential import Exponential
 from .normal import Normal
@@ -14,6 +15,7 @@ from .normal import Normal
 __all__ = [
     "Distribution",
     "Bernoulli",
+    "Categorical",
     "Exponential",
     "Normal",
     "kl_divergence",

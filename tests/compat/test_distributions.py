@@ -160,3 +160,20 @@ def test_exponential_takes_chainers_constructor_and_wraps_the_pure_one():
     numpy.testing.assert_array_equal(
         kl.array, pure.kl_divergence(pure.Exponential(SCALE), pure.Exponential(SCALE[::-1]))
     )
+
+
+def test_categorical_takes_chainers_constructor_and_wraps_the_pure_one():
+    logit = chainer.Variable(rng.normal(size=(3, 4)).astype(numpy.float32))
+    d = D.Categorical(logit=logit)
+    expected = pure.Categorical(logit=logit.array)
+    for member in ("p", "log_p", "entropy"):
+        numpy.testing.assert_array_equal(getattr(d, member).array, getattr(expected, member))
+    x = numpy.int32([0, 3, 1])
+    numpy.testing.assert_array_equal(d.log_prob(x).array, expected.log_prob(x))
+    assert d.batch_shape == (3,) and d.event_shape == ()
+    chainer.functions.sum(d.log_prob(x)).backward()  # d/dlogit log_softmax(logit)[x] = onehot - p
+    numpy.testing.assert_allclose(logit.grad, numpy.eye(4)[x] - expected.p, rtol=1e-6, atol=1e-7)
+    numpy.random.seed(0)
+    assert d.sample((2,)).shape == (2, 3)
+    with pytest.raises(ValueError, match="expected either p or logit"):
+        D.Categorical()

@@ -10,7 +10,7 @@ from ... import distributions as _pure
 from ..distribution import PureDistribution
 from ..utils import argument
 
-__all__ = ["Bernoulli", "Exponential", "Normal"]
+__all__ = ["Bernoulli", "Categorical", "Exponential", "Normal"]
 
 
 class Normal(PureDistribution, pure_type=_pure.Normal, parameters=("loc", "scale", "log_scale")):
@@ -26,6 +26,14 @@ class Exponential(PureDistribution, pure_type=_pure.Exponential, parameters=("la
 
     def __init__(self, lam):
         super().__init__({"lam": lam})
+
+
+class Categorical(PureDistribution, pure_type=_pure.Categorical, parameters=("p", "log_p")):
+    """Categorical distributions: ``Categorical(p=None, logit=None)``, one of the two."""
+
+    def __init__(self, p=None, **kwargs):
+        (logit,) = argument.parse_kwargs(kwargs, ("logit", None))
+        super().__init__({"p": p, "logit": logit})
 
 
 class Bernoulli(PureDistribution, pure_type=_pure.Bernoulli, parameters=("p", "logit")):
