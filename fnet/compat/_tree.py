@@ -121,6 +121,7 @@ TABLES: dict[str, dict[str, str]] = {
         "categorical": "Categorical",
         "exponential": "Exponential",
         "normal": "Normal",
+        "one_hot_categorical": "OneHotCategorical",
     },
     "function_hooks": {
         "cuda_profile": "CUDAProfileHook",

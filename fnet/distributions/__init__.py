@@ -11,6 +11,7 @@ from .categorical import Categorical
 from .distribution import Distribution, cross_entropy, kl_divergence, register_kl
 from .exponential import Exponential
 from .normal import Normal
+from .one_hot_categorical import OneHotCategorical
 
 __all__ = [
     "Distribution",
@@ -18,6 +19,7 @@ __all__ = [
     "Categorical",
     "Exponential",
     "Normal",
+    "OneHotCategorical",
     "kl_divergence",
     "register_kl",
     "cross_entropy",

@@ -177,3 +177,16 @@ def test_categorical_takes_chainers_constructor_and_wraps_the_pure_one():
     assert d.sample((2,)).shape == (2, 3)
     with pytest.raises(ValueError, match="expected either p or logit"):
         D.Categorical()
+
+
+def test_one_hot_categorical_takes_chainers_constructor_and_wraps_the_pure_one():
+    p = chainer.Variable(numpy.float32([[0.25, 0.75], [0.5, 0.5]]))
+    d = D.OneHotCategorical(p)
+    assert d.p is p and d.batch_shape == (2,) and d.event_shape == (2,)
+    x = numpy.float32([[0, 1], [1, 0]])
+    numpy.testing.assert_array_equal(d.log_prob(x).array, pure.OneHotCategorical(p.array).log_prob(x))
+    numpy.random.seed(0)
+    s = d.sample(3)
+    assert s.shape == (3, 2, 2) and (s.array.sum(-1) == 1).all()
+    with pytest.raises(NotImplementedError):
+        _ = d.entropy

@@ -10,7 +10,7 @@ from ... import distributions as _pure
 from ..distribution import PureDistribution
 from ..utils import argument
 
-__all__ = ["Bernoulli", "Categorical", "Exponential", "Normal"]
+__all__ = ["Bernoulli", "Categorical", "Exponential", "Normal", "OneHotCategorical"]
 
 
 class Normal(PureDistribution, pure_type=_pure.Normal, parameters=("loc", "scale", "log_scale")):
@@ -34,6 +34,13 @@ class Categorical(PureDistribution, pure_type=_pure.Categorical, parameters=("p"
     def __init__(self, p=None, **kwargs):
         (logit,) = argument.parse_kwargs(kwargs, ("logit", None))
         super().__init__({"p": p, "logit": logit})
+
+
+class OneHotCategorical(PureDistribution, pure_type=_pure.OneHotCategorical, parameters=("p", "log_p")):
+    """One-hot categorical distributions: ``OneHotCategorical(p)``."""
+
+    def __init__(self, p):
+        super().__init__({"p": p})
 
 
 class Bernoulli(PureDistribution, pure_type=_pure.Bernoulli, parameters=("p", "logit")):
