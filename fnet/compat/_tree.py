@@ -120,6 +120,7 @@ TABLES: dict[str, dict[str, str]] = {
         "bernoulli": "Bernoulli _bernoulli_log_prob",
         "categorical": "Categorical",
         "exponential": "Exponential",
+        "geometric": "Geometric",
         "normal": "Normal",
         "one_hot_categorical": "OneHotCategorical",
     },

@@ -10,6 +10,7 @@ from .bernoulli import Bernoulli
 from .categorical import Categorical
 from .distribution import Distribution, cross_entropy, kl_divergence, register_kl
 from .exponential import Exponential
+from .geometric import Geometric
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
 
@@ -18,6 +19,7 @@ __all__ = [
     "Bernoulli",
     "Categorical",
     "Exponential",
+    "Geometric",
     "Normal",
     "OneHotCategorical",
     "kl_divergence",

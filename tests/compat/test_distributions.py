@@ -190,3 +190,16 @@ def test_one_hot_categorical_takes_chainers_constructor_and_wraps_the_pure_one()
     assert s.shape == (3, 2, 2) and (s.array.sum(-1) == 1).all()
     with pytest.raises(NotImplementedError):
         _ = d.entropy
+
+
+def test_geometric_takes_chainers_constructor_and_wraps_the_pure_one():
+    p = chainer.Variable(numpy.float32([0.25, 0.5]))
+    d = D.Geometric(p)
+    assert d.p is p and d.batch_shape == (2,) and d.support == "positive integer"
+    x = numpy.int32([3, 1])
+    y = d.log_prob(x)
+    numpy.testing.assert_array_equal(y.array, pure.Geometric(p.array).log_prob(x))
+    chainer.functions.sum(y).backward()  # d/dp ((x - 1) log(1 - p) + log p)
+    numpy.testing.assert_allclose(p.grad, 1 / p.array - (x - 1) / (1 - p.array), rtol=1e-6)
+    numpy.random.seed(0)
+    assert d.sample((4,)).shape == (4, 2)

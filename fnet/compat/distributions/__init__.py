@@ -10,7 +10,7 @@ from ... import distributions as _pure
 from ..distribution import PureDistribution
 from ..utils import argument
 
-__all__ = ["Bernoulli", "Categorical", "Exponential", "Normal", "OneHotCategorical"]
+__all__ = ["Bernoulli", "Categorical", "Exponential", "Geometric", "Normal", "OneHotCategorical"]
 
 
 class Normal(PureDistribution, pure_type=_pure.Normal, parameters=("loc", "scale", "log_scale")):
@@ -38,6 +38,13 @@ class Categorical(PureDistribution, pure_type=_pure.Categorical, parameters=("p"
 
 class OneHotCategorical(PureDistribution, pure_type=_pure.OneHotCategorical, parameters=("p", "log_p")):
     """One-hot categorical distributions: ``OneHotCategorical(p)``."""
+
+    def __init__(self, p):
+        super().__init__({"p": p})
+
+
+class Geometric(PureDistribution, pure_type=_pure.Geometric, parameters=("p",)):
+    """Geometric distributions: ``Geometric(p)``, of success probability ``p``."""
 
     def __init__(self, p):
         super().__init__({"p": p})
