@@ -203,3 +203,25 @@ def test_geometric_takes_chainers_constructor_and_wraps_the_pure_one():
     numpy.testing.assert_allclose(p.grad, 1 / p.array - (x - 1) / (1 - p.array), rtol=1e-6)
     numpy.random.seed(0)
     assert d.sample((4,)).shape == (4, 2)
+
+
+def test_multivariate_normal_takes_chainers_constructor_and_wraps_the_pure_one():
+    loc = chainer.Variable(LOC)
+    tril = numpy.float32([[[1.0, 0.0], [0.5, 2.0]]] * 3)
+    d = D.MultivariateNormal(loc, scale_tril=tril)
+    assert d.loc is loc and d.batch_shape == (3,) and d.event_shape == (2,)
+    numpy.testing.assert_array_equal(d.log_prob(X).array, pure.MultivariateNormal(LOC, tril).log_prob(X))
+    chainer.functions.sum(d.sample(4)).backward()  # reparameterized: d sum / d loc = n
+    numpy.testing.assert_array_equal(loc.grad, numpy.full_like(LOC, 4.0))
+    with pytest.raises(ValueError, match="expected scale_tril"):
+        D.MultivariateNormal(LOC)
+
+
+def test_chainers_private_triangular_inv_inverts_one_triangle():
+    from fnet.compat.distributions.multivariate_normal import _triangular_inv
+
+    a = numpy.float64([[2.0, 7.0], [1.0, 4.0]])
+    numpy.testing.assert_allclose(_triangular_inv(a).array, numpy.linalg.inv(numpy.tril(a)), rtol=1e-15)
+    numpy.testing.assert_allclose(
+        _triangular_inv(a, lower=False).array, numpy.linalg.inv(numpy.triu(a)), rtol=1e-15
+    )

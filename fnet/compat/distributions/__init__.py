@@ -6,11 +6,22 @@ sampling keys from NumPy's global random state; the math is the pure distributio
 
 from __future__ import annotations
 
+from ... import backend, ops
 from ... import distributions as _pure
+from ...autodiff import unbox_all
 from ..distribution import PureDistribution
+from ..functions._lift import unwrap, wrap
 from ..utils import argument
 
-__all__ = ["Bernoulli", "Categorical", "Exponential", "Geometric", "Normal", "OneHotCategorical"]
+__all__ = [
+    "Bernoulli",
+    "Categorical",
+    "Exponential",
+    "Geometric",
+    "MultivariateNormal",
+    "Normal",
+    "OneHotCategorical",
+]
 
 
 class Normal(PureDistribution, pure_type=_pure.Normal, parameters=("loc", "scale", "log_scale")):
@@ -50,6 +61,17 @@ class Geometric(PureDistribution, pure_type=_pure.Geometric, parameters=("p",)):
         super().__init__({"p": p})
 
 
+class MultivariateNormal(
+    PureDistribution, pure_type=_pure.MultivariateNormal, parameters=("loc", "scale_tril")
+):
+    """Multivariate normal distributions: ``MultivariateNormal(loc, scale_tril=...)``; ``scale_tril``
+    is the lower-triangular factor of the covariance and must be given."""
+
+    def __init__(self, loc, **kwargs):
+        (scale_tril,) = argument.parse_kwargs(kwargs, ("scale_tril", None))
+        super().__init__({"loc": loc, "scale_tril": scale_tril})
+
+
 class Bernoulli(PureDistribution, pure_type=_pure.Bernoulli, parameters=("p", "logit")):
     """Bernoulli distributions: ``Bernoulli(p=None, logit=None, binary_check=False)``."""
 
@@ -61,3 +83,10 @@ def _bernoulli_log_prob(logit, x, binary_check=False):
     """Chainer's private ``chainer.distributions.bernoulli._bernoulli_log_prob``, which its tests
     differentiate: the log-probability of ``x`` under Bernoulli distributions of ``logit``."""
     return Bernoulli(logit=logit, binary_check=binary_check).log_prob(x)
+
+
+def _triangular_inv(x, lower=True):
+    """Chainer's private ``chainer.distributions.multivariate_normal._triangular_inv``, which its
+    tests differentiate: the inverse of the lower (or upper) triangle of the square matrix ``x``."""
+    x = unwrap(x)
+    return wrap(ops.solve_triangular(x, backend.xp(unbox_all(x)).eye(len(x), dtype=x.dtype), lower=lower))
