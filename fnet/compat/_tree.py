@@ -121,6 +121,7 @@ TABLES: dict[str, dict[str, str]] = {
         "categorical": "Categorical",
         "exponential": "Exponential",
         "geometric": "Geometric",
+        "independent": "Independent",
         "multivariate_normal": "MultivariateNormal _triangular_inv",
         "normal": "Normal",
         "one_hot_categorical": "OneHotCategorical",

@@ -11,6 +11,7 @@ from .categorical import Categorical
 from .distribution import Distribution, cross_entropy, kl_divergence, register_kl
 from .exponential import Exponential
 from .geometric import Geometric
+from .independent import Independent
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
@@ -21,6 +22,7 @@ __all__ = [
     "Categorical",
     "Exponential",
     "Geometric",
+    "Independent",
     "MultivariateNormal",
     "Normal",
     "OneHotCategorical",

@@ -225,3 +225,44 @@ def test_chainers_private_triangular_inv_inverts_one_triangle():
     numpy.testing.assert_allclose(
         _triangular_inv(a, lower=False).array, numpy.linalg.inv(numpy.triu(a)), rtol=1e-15
     )
+
+
+def test_independent_wraps_a_builtin_distribution_and_sums_over_the_event_axes():
+    loc = chainer.Variable(LOC)
+    d = D.Independent(D.Normal(loc, SCALE), 1)
+    assert d.batch_shape == (3,) and d.event_shape == (2,) and d.reinterpreted_batch_ndims == 1
+    y = d.log_prob(X)
+    numpy.testing.assert_array_equal(y.array, pure.Independent(pure.Normal(LOC, SCALE), 1).log_prob(X))
+    chainer.functions.sum(y).backward()
+    numpy.testing.assert_allclose(loc.grad, (X - LOC) / SCALE**2, rtol=1e-6)
+    q = D.Independent(D.Normal(X, SCALE), 1)
+    expected = pure.kl_divergence(pure.Normal(LOC, SCALE), pure.Normal(X, SCALE)).sum(-1)
+    numpy.testing.assert_array_equal(chainer.kl_divergence(d, q).array, expected)
+    with pytest.raises(ValueError, match="reinterpreted_batch_ndims"):
+        D.Independent(D.Normal(LOC, SCALE), 3)
+
+
+class _Uniform01(chainer.Distribution):
+    """A user's distribution with a log_prob: uniform on [0, 1] per element of ``like``."""
+
+    def __init__(self, like):
+        self.like = chainer.as_variable(like)
+
+    @property
+    def batch_shape(self):
+        return self.like.shape
+
+    @property
+    def event_shape(self):
+        return ()
+
+    def log_prob(self, x):
+        return chainer.functions.log(chainer.as_variable(x) * 0 + 1)
+
+
+def test_independent_wraps_a_users_distribution():
+    d = D.Independent(_Uniform01(X), 1)
+    assert d.batch_shape == (3,) and d.event_shape == (2,)
+    assert d.log_prob(X).array.tolist() == [0.0, 0.0, 0.0]
+    with pytest.raises(NotImplementedError, match=r"_Uniform01\.entropy"):
+        _ = d.entropy

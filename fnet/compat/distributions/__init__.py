@@ -9,7 +9,7 @@ from __future__ import annotations
 from ... import backend, ops
 from ... import distributions as _pure
 from ...autodiff import unbox_all
-from ..distribution import PureDistribution
+from ..distribution import PureDistribution, pure_of
 from ..functions._lift import unwrap, wrap
 from ..utils import argument
 
@@ -70,6 +70,23 @@ class MultivariateNormal(
     def __init__(self, loc, **kwargs):
         (scale_tril,) = argument.parse_kwargs(kwargs, ("scale_tril", None))
         super().__init__({"loc": loc, "scale_tril": scale_tril})
+
+
+class Independent(PureDistribution, pure_type=_pure.Independent):
+    """``Independent(distribution, reinterpreted_batch_ndims=None)``: the last batch axes of a
+    Chainer distribution (built in or a user's) read as event axes."""
+
+    def __init__(self, distribution, reinterpreted_batch_ndims=None):
+        self.distribution = distribution
+        super().__init__({}, reinterpreted_batch_ndims=reinterpreted_batch_ndims)
+
+    @property
+    def pure(self):
+        return _pure.Independent(pure_of(self.distribution), **self._options)
+
+    @property
+    def reinterpreted_batch_ndims(self) -> int:
+        return self.pure.reinterpreted_batch_ndims
 
 
 class Bernoulli(PureDistribution, pure_type=_pure.Bernoulli, parameters=("p", "logit")):
