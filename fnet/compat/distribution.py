@@ -18,7 +18,14 @@ from ._random import next_key
 from .functions._lift import unwrap, wrap
 from .variable import as_variable
 
-__all__ = ["Distribution", "PureDistribution", "register_kl", "kl_divergence", "cross_entropy"]
+__all__ = [
+    "Distribution",
+    "PureDistribution",
+    "pure_of",
+    "register_kl",
+    "kl_divergence",
+    "cross_entropy",
+]
 
 register_kl = _pure.register_kl
 kl_divergence = _pure.kl_divergence
@@ -120,6 +127,49 @@ class PureDistribution(Distribution):
 
     def sample_n(self, n: int):
         return wrap(self.pure.sample_n(next_key(), n))
+
+
+_SHAPES = ("batch_shape", "event_shape", "support")
+_VALUES = ("mean", "mode", "stddev", "variance", "covariance", "entropy")
+_FUNCTIONS = ("log_prob", "prob", "cdf", "log_cdf", "icdf", "survival_function", "log_survival_function")
+_FUNCTIONS += ("perplexity",)
+
+
+class _ChainerView(_pure.Distribution):
+    """A Chainer-style distribution (one written against ``chainer.Distribution``) seen as a pure
+    one: each member calls the Chainer one and unwraps its Variables; sampling ignores the key
+    (the Chainer distribution draws from NumPy's global state)."""
+
+    def __init__(self, distribution):
+        self.distribution = distribution
+
+    @property
+    def params(self) -> dict:
+        return {k: unwrap(v) for k, v in self.distribution.params.items()}
+
+    def sample_n(self, key, n: int):
+        return unwrap(self.distribution.sample_n(n))
+
+
+for _name in _SHAPES:
+    setattr(_ChainerView, _name, property(lambda self, _name=_name: getattr(self.distribution, _name)))
+for _name in _VALUES:
+    setattr(
+        _ChainerView, _name, property(lambda self, _name=_name: unwrap(getattr(self.distribution, _name)))
+    )
+for _name in _FUNCTIONS:
+    setattr(
+        _ChainerView, _name, lambda self, x, _name=_name: unwrap(getattr(self.distribution, _name)(wrap(x)))
+    )
+del _name
+
+
+def pure_of(distribution):
+    """The pure distribution behind a Chainer one: a :class:`PureDistribution`'s own, else a view
+    that calls the Chainer distribution's members."""
+    if isinstance(distribution, PureDistribution):
+        return distribution.pure
+    return _ChainerView(distribution)
 
 
 @register_kl(PureDistribution, PureDistribution)

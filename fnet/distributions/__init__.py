@@ -7,25 +7,35 @@ its two arguments to a function registered with ``register_kl``.
 from __future__ import annotations
 
 from .bernoulli import Bernoulli
+from .categorical import Categorical
 from .cauchy import Cauchy
 from .distribution import Distribution, cross_entropy, kl_divergence, register_kl
 from .exponential import Exponential
+from .geometric import Geometric
 from .gumbel import Gumbel
+from .independent import Independent
 from .laplace import Laplace
 from .log_normal import LogNormal
+from .multivariate_normal import MultivariateNormal
 from .normal import Normal
+from .one_hot_categorical import OneHotCategorical
 from .pareto import Pareto
 from .uniform import Uniform
 
 __all__ = [
     "Distribution",
     "Bernoulli",
+    "Categorical",
     "Cauchy",
     "Exponential",
+    "Geometric",
     "Gumbel",
+    "Independent",
     "Laplace",
     "LogNormal",
+    "MultivariateNormal",
     "Normal",
+    "OneHotCategorical",
     "Pareto",
     "Uniform",
     "kl_divergence",

@@ -1,4 +1,5 @@
-"""Linear algebra: matmul (NumPy's batched semantics), tensordot, einsum, inv, det, solve."""
+"""Linear algebra: matmul (NumPy's batched semantics), tensordot, einsum, inv, det, solve, the
+triangles of matrices (tril, triu) and solve_triangular."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from .shape import (
     transpose,
 )
 
-__all__ = ["matmul", "dot", "tensordot", "einsum", "inv", "det", "solve"]
+__all__ = ["matmul", "dot", "tensordot", "einsum", "inv", "det", "solve", "tril", "triu", "solve_triangular"]
 
 
 @primitive
@@ -281,3 +282,54 @@ def solve(a, b):
             )
         )
     return _solve(a, b)
+
+
+@primitive
+def _triangle(x, *, k: int, lower: bool):
+    xp = backend.xp(x)
+    return xp.tril(x, k) if lower else xp.triu(x, k)
+
+
+_triangle.defvjp(lambda g, ans, x, *, k, lower: _triangle(g, k=k, lower=lower))
+
+
+def _check_matrices(op: str, x) -> None:
+    if len(_shape(x)) < 2:
+        raise ShapeError(
+            message(
+                op,
+                f"expected a (batch of) matrices, got shape {_shape(x)}",
+                {"x": x},
+                "give x two axes or more",
+            )
+        )
+
+
+def tril(x, k: int = 0):
+    """The lower triangle of (a batch of) matrices: the entries on and below the ``k``-th diagonal,
+    zeros above.
+
+    >>> tril(numpy.ones((2, 2))).tolist()
+    [[1.0, 0.0], [1.0, 1.0]]
+    """
+    _check_matrices("tril", x)
+    return _triangle(x, k=int(k), lower=True)
+
+
+def triu(x, k: int = 0):
+    """The upper triangle of (a batch of) matrices: the entries on and above the ``k``-th diagonal,
+    zeros below."""
+    _check_matrices("triu", x)
+    return _triangle(x, k=int(k), lower=False)
+
+
+def solve_triangular(a, b, lower: bool = True):
+    """Solve ``t @ x = b`` where ``t`` is the lower (or, with ``lower=False``, upper) triangle of
+    ``a``; the other triangle of ``a`` is not read, and its gradient is zero. ``b`` is as in
+    :func:`solve`.
+
+    >>> solve_triangular(numpy.array([[2.0, 9.0], [1.0, 1.0]]), numpy.array([2.0, 2.0])).tolist()
+    [1.0, 1.0]
+    """
+    _check_matrices("solve_triangular", a)
+    return solve(tril(a) if lower else triu(a), b)

@@ -160,3 +160,109 @@ def test_exponential_takes_chainers_constructor_and_wraps_the_pure_one():
     numpy.testing.assert_array_equal(
         kl.array, pure.kl_divergence(pure.Exponential(SCALE), pure.Exponential(SCALE[::-1]))
     )
+
+
+def test_categorical_takes_chainers_constructor_and_wraps_the_pure_one():
+    logit = chainer.Variable(rng.normal(size=(3, 4)).astype(numpy.float32))
+    d = D.Categorical(logit=logit)
+    expected = pure.Categorical(logit=logit.array)
+    for member in ("p", "log_p", "entropy"):
+        numpy.testing.assert_array_equal(getattr(d, member).array, getattr(expected, member))
+    x = numpy.int32([0, 3, 1])
+    numpy.testing.assert_array_equal(d.log_prob(x).array, expected.log_prob(x))
+    assert d.batch_shape == (3,) and d.event_shape == ()
+    chainer.functions.sum(d.log_prob(x)).backward()  # d/dlogit log_softmax(logit)[x] = onehot - p
+    numpy.testing.assert_allclose(logit.grad, numpy.eye(4)[x] - expected.p, rtol=1e-6, atol=1e-7)
+    numpy.random.seed(0)
+    assert d.sample((2,)).shape == (2, 3)
+    with pytest.raises(ValueError, match="expected either p or logit"):
+        D.Categorical()
+
+
+def test_one_hot_categorical_takes_chainers_constructor_and_wraps_the_pure_one():
+    p = chainer.Variable(numpy.float32([[0.25, 0.75], [0.5, 0.5]]))
+    d = D.OneHotCategorical(p)
+    assert d.p is p and d.batch_shape == (2,) and d.event_shape == (2,)
+    x = numpy.float32([[0, 1], [1, 0]])
+    numpy.testing.assert_array_equal(d.log_prob(x).array, pure.OneHotCategorical(p.array).log_prob(x))
+    numpy.random.seed(0)
+    s = d.sample(3)
+    assert s.shape == (3, 2, 2) and (s.array.sum(-1) == 1).all()
+    with pytest.raises(NotImplementedError):
+        _ = d.entropy
+
+
+def test_geometric_takes_chainers_constructor_and_wraps_the_pure_one():
+    p = chainer.Variable(numpy.float32([0.25, 0.5]))
+    d = D.Geometric(p)
+    assert d.p is p and d.batch_shape == (2,) and d.support == "positive integer"
+    x = numpy.int32([3, 1])
+    y = d.log_prob(x)
+    numpy.testing.assert_array_equal(y.array, pure.Geometric(p.array).log_prob(x))
+    chainer.functions.sum(y).backward()  # d/dp ((x - 1) log(1 - p) + log p)
+    numpy.testing.assert_allclose(p.grad, 1 / p.array - (x - 1) / (1 - p.array), rtol=1e-6)
+    numpy.random.seed(0)
+    assert d.sample((4,)).shape == (4, 2)
+
+
+def test_multivariate_normal_takes_chainers_constructor_and_wraps_the_pure_one():
+    loc = chainer.Variable(LOC)
+    tril = numpy.float32([[[1.0, 0.0], [0.5, 2.0]]] * 3)
+    d = D.MultivariateNormal(loc, scale_tril=tril)
+    assert d.loc is loc and d.batch_shape == (3,) and d.event_shape == (2,)
+    numpy.testing.assert_array_equal(d.log_prob(X).array, pure.MultivariateNormal(LOC, tril).log_prob(X))
+    chainer.functions.sum(d.sample(4)).backward()  # reparameterized: d sum / d loc = n
+    numpy.testing.assert_array_equal(loc.grad, numpy.full_like(LOC, 4.0))
+    with pytest.raises(ValueError, match="expected scale_tril"):
+        D.MultivariateNormal(LOC)
+
+
+def test_chainers_private_triangular_inv_inverts_one_triangle():
+    from fnet.compat.distributions.multivariate_normal import _triangular_inv
+
+    a = numpy.float64([[2.0, 7.0], [1.0, 4.0]])
+    numpy.testing.assert_allclose(_triangular_inv(a).array, numpy.linalg.inv(numpy.tril(a)), rtol=1e-15)
+    numpy.testing.assert_allclose(
+        _triangular_inv(a, lower=False).array, numpy.linalg.inv(numpy.triu(a)), rtol=1e-15
+    )
+
+
+def test_independent_wraps_a_builtin_distribution_and_sums_over_the_event_axes():
+    loc = chainer.Variable(LOC)
+    d = D.Independent(D.Normal(loc, SCALE), 1)
+    assert d.batch_shape == (3,) and d.event_shape == (2,) and d.reinterpreted_batch_ndims == 1
+    y = d.log_prob(X)
+    numpy.testing.assert_array_equal(y.array, pure.Independent(pure.Normal(LOC, SCALE), 1).log_prob(X))
+    chainer.functions.sum(y).backward()
+    numpy.testing.assert_allclose(loc.grad, (X - LOC) / SCALE**2, rtol=1e-6)
+    q = D.Independent(D.Normal(X, SCALE), 1)
+    expected = pure.kl_divergence(pure.Normal(LOC, SCALE), pure.Normal(X, SCALE)).sum(-1)
+    numpy.testing.assert_array_equal(chainer.kl_divergence(d, q).array, expected)
+    with pytest.raises(ValueError, match="reinterpreted_batch_ndims"):
+        D.Independent(D.Normal(LOC, SCALE), 3)
+
+
+class _Uniform01(chainer.Distribution):
+    """A user's distribution with a log_prob: uniform on [0, 1] per element of ``like``."""
+
+    def __init__(self, like):
+        self.like = chainer.as_variable(like)
+
+    @property
+    def batch_shape(self):
+        return self.like.shape
+
+    @property
+    def event_shape(self):
+        return ()
+
+    def log_prob(self, x):
+        return chainer.functions.log(chainer.as_variable(x) * 0 + 1)
+
+
+def test_independent_wraps_a_users_distribution():
+    d = D.Independent(_Uniform01(X), 1)
+    assert d.batch_shape == (3,) and d.event_shape == (2,)
+    assert d.log_prob(X).array.tolist() == [0.0, 0.0, 0.0]
+    with pytest.raises(NotImplementedError, match=r"_Uniform01\.entropy"):
+        _ = d.entropy

@@ -544,6 +544,27 @@ row(
     case("batch-rhs", ops.solve, well_conditioned(3, 3), normal(2, 3, 2)),
     case("batch-both", ops.solve, well_conditioned(2, 3, 3), normal(2, 3, 1)),
 )
+row(
+    "tril",
+    case("(3,4)", ops.tril, normal(3, 4)),
+    case("batch,k=1", lambda x: ops.tril(x, 1), normal(2, 3, 3)),
+)
+row(
+    "triu",
+    case("(4,3)", ops.triu, normal(4, 3)),
+    case("batch,k=-1", lambda x: ops.triu(x, -1), normal(2, 3, 3)),
+)
+row(
+    "solve_triangular",
+    case("lower,vector-rhs", ops.solve_triangular, well_conditioned(3, 3), normal(3)),
+    case(
+        "upper,matrix-rhs",
+        lambda a, b: ops.solve_triangular(a, b, lower=False),
+        well_conditioned(3, 3),
+        normal(3, 2),
+    ),
+    case("batch-a,matrix-rhs", ops.solve_triangular, well_conditioned(2, 3, 3), normal(3, 2)),
+)
 
 # Private primitives and the public row that exercises each (checked by test_private_map_is_exercised).
 PRIVATE_PRIMITIVE_ROWS = {
@@ -565,6 +586,7 @@ PRIVATE_PRIMITIVE_ROWS = {
     "_sum_to": "sum_to",
     "_tile": "tile",
     "_transpose": "transpose",
+    "_triangle": "tril",
     "_where": "where",
 }
 # Primitives of the tape itself whose order-2 gradient checks live with the tape's tests.

@@ -6,19 +6,26 @@ sampling keys from NumPy's global random state; the math is the pure distributio
 
 from __future__ import annotations
 
+from ... import backend, ops
 from ... import distributions as _pure
-from ..distribution import PureDistribution
+from ...autodiff import unbox_all
+from ..distribution import PureDistribution, pure_of
 from ..functions._lift import unwrap, wrap
 from ..utils import argument
 
 __all__ = [
     "Bernoulli",
+    "Categorical",
     "Cauchy",
     "Exponential",
+    "Geometric",
     "Gumbel",
+    "Independent",
     "Laplace",
     "LogNormal",
+    "MultivariateNormal",
     "Normal",
+    "OneHotCategorical",
     "Pareto",
     "Uniform",
 ]
@@ -37,6 +44,56 @@ class Exponential(PureDistribution, pure_type=_pure.Exponential, parameters=("la
 
     def __init__(self, lam):
         super().__init__({"lam": lam})
+
+
+class Categorical(PureDistribution, pure_type=_pure.Categorical, parameters=("p", "log_p")):
+    """Categorical distributions: ``Categorical(p=None, logit=None)``, one of the two."""
+
+    def __init__(self, p=None, **kwargs):
+        (logit,) = argument.parse_kwargs(kwargs, ("logit", None))
+        super().__init__({"p": p, "logit": logit})
+
+
+class OneHotCategorical(PureDistribution, pure_type=_pure.OneHotCategorical, parameters=("p", "log_p")):
+    """One-hot categorical distributions: ``OneHotCategorical(p)``."""
+
+    def __init__(self, p):
+        super().__init__({"p": p})
+
+
+class Geometric(PureDistribution, pure_type=_pure.Geometric, parameters=("p",)):
+    """Geometric distributions: ``Geometric(p)``, of success probability ``p``."""
+
+    def __init__(self, p):
+        super().__init__({"p": p})
+
+
+class MultivariateNormal(
+    PureDistribution, pure_type=_pure.MultivariateNormal, parameters=("loc", "scale_tril")
+):
+    """Multivariate normal distributions: ``MultivariateNormal(loc, scale_tril=...)``; ``scale_tril``
+    is the lower-triangular factor of the covariance and must be given."""
+
+    def __init__(self, loc, **kwargs):
+        (scale_tril,) = argument.parse_kwargs(kwargs, ("scale_tril", None))
+        super().__init__({"loc": loc, "scale_tril": scale_tril})
+
+
+class Independent(PureDistribution, pure_type=_pure.Independent):
+    """``Independent(distribution, reinterpreted_batch_ndims=None)``: the last batch axes of a
+    Chainer distribution (built in or a user's) read as event axes."""
+
+    def __init__(self, distribution, reinterpreted_batch_ndims=None):
+        self.distribution = distribution
+        super().__init__({}, reinterpreted_batch_ndims=reinterpreted_batch_ndims)
+
+    @property
+    def pure(self):
+        return _pure.Independent(pure_of(self.distribution), **self._options)
+
+    @property
+    def reinterpreted_batch_ndims(self) -> int:
+        return self.pure.reinterpreted_batch_ndims
 
 
 class Bernoulli(PureDistribution, pure_type=_pure.Bernoulli, parameters=("p", "logit")):
@@ -107,3 +164,10 @@ class Uniform(PureDistribution, pure_type=_pure.Uniform, parameters=("low", "hig
             kwargs, ("low", None), ("high", None), ("loc", None), ("scale", None)
         )
         super().__init__({"low": low, "high": high, "loc": loc, "scale": scale})
+
+
+def _triangular_inv(x, lower=True):
+    """Chainer's private ``chainer.distributions.multivariate_normal._triangular_inv``, which its
+    tests differentiate: the inverse of the lower (or upper) triangle of the square matrix ``x``."""
+    x = unwrap(x)
+    return wrap(ops.solve_triangular(x, backend.xp(unbox_all(x)).eye(len(x), dtype=x.dtype), lower=lower))

@@ -6,7 +6,8 @@ they differ from the defaults ``support``, ``event_shape``, ``continuous`` and `
 (extra constructor arguments). Its parameterization gives ``shape``, ``sample_shape`` and
 ``is_variable``; it defines ``sample_for_test()``. With ``scipy_onebyone``, SciPy is called
 once per batch element with that element's parameters (for distributions SciPy cannot
-broadcast). Each target ``t`` becomes ``test_t_cpu`` and ``test_t_gpu``; a target not asked
+broadcast). Each target ``t`` becomes ``test_t_cpu`` and ``test_t_gpu``, which call
+``check_t(is_gpu)`` (a test case may override it, as in Chainer) where ``t`` is a value; a target not asked
 for skips.
 """
 
@@ -157,14 +158,26 @@ def _test(target: str, gpu: bool):
     def test(self):
         if target not in self.test_targets:
             self.skipTest(f"'{target}' does not exist in test_targets.")
-        self._check(target, gpu)
+        check = getattr(self, f"check_{target}", None)  # a test case may override Chainer's check_<target>
+        check(gpu) if check is not None else self._check(target, gpu)
 
     test.__name__ = f"test_{target}_{'gpu' if gpu else 'cpu'}"
     test.__qualname__ = f"distribution_unittest.{test.__name__}"
     return attr.gpu(test) if gpu else test
 
 
+def _checker(target: str):
+    def check(self, is_gpu: bool) -> None:
+        self._check(target, is_gpu)
+
+    check.__name__ = f"check_{target}"
+    check.__qualname__ = f"distribution_unittest.{check.__name__}"
+    return check
+
+
 for _target in TARGETS:
+    if TARGETS[_target][0] != "attribute":  # Chainer's checks of values, which a test case may override
+        setattr(distribution_unittest, f"check_{_target}", _checker(_target))
     for _gpu in (False, True):
         _method = _test(_target, _gpu)
         setattr(distribution_unittest, _method.__name__, _method)

@@ -67,3 +67,15 @@ def test_a_target_not_asked_for_skips_and_an_unknown_one_is_an_error():
 def test_pytest_collects_the_subclasses_not_the_base():
     assert testing.distribution_unittest.__test__ is False
     assert _case(stats.norm, ["mean"]).__test__ is True
+
+
+def test_a_case_overrides_chainers_check_of_a_target():
+    class Override(_case(stats.logistic, ["log_prob"])):  # wrong SciPy: the base check would fail
+        def check_log_prob(self, is_gpu):
+            self.checked = is_gpu
+
+    case = Override("test_log_prob_cpu")
+    result = unittest.TestResult()
+    case.run(result)
+    assert result.wasSuccessful() and case.checked is False
+    assert not _run(_case(stats.logistic, ["log_prob"]), ["test_log_prob_cpu"]).wasSuccessful()
