@@ -118,7 +118,9 @@ TABLES: dict[str, dict[str, str]] = {
     },
     "distributions": {
         "bernoulli": "Bernoulli _bernoulli_log_prob",
+        "chisquare": "Chisquare",
         "exponential": "Exponential",
+        "gamma": "Gamma",
         "normal": "Normal",
     },
     "function_hooks": {

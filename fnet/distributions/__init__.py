@@ -7,14 +7,18 @@ its two arguments to a function registered with ``register_kl``.
 from __future__ import annotations
 
 from .bernoulli import Bernoulli
+from .chisquare import Chisquare
 from .distribution import Distribution, cross_entropy, kl_divergence, register_kl
 from .exponential import Exponential
+from .gamma import Gamma
 from .normal import Normal
 
 __all__ = [
     "Distribution",
     "Bernoulli",
+    "Chisquare",
     "Exponential",
+    "Gamma",
     "Normal",
     "kl_divergence",
     "register_kl",

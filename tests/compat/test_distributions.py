@@ -160,3 +160,32 @@ def test_exponential_takes_chainers_constructor_and_wraps_the_pure_one():
     numpy.testing.assert_array_equal(
         kl.array, pure.kl_divergence(pure.Exponential(SCALE), pure.Exponential(SCALE[::-1]))
     )
+
+
+def test_gamma_takes_chainers_constructor_and_wraps_the_pure_one():
+    k, theta = chainer.Variable(SCALE * 2), chainer.Variable(SCALE[::-1].copy())
+    d = D.Gamma(k, theta)
+    assert d.k is k and d.theta is theta and d.batch_shape == (3, 2) and d.support == "positive"
+    x = numpy.abs(X)
+    y = d.log_prob(x)
+    numpy.testing.assert_array_equal(y.array, pure.Gamma(k.array, theta.array).log_prob(x))
+    chainer.functions.sum(y).backward()
+    expected = numpy.log(x) - fnet.functions.digamma(k.array) - numpy.log(theta.array)  # d/dk
+    numpy.testing.assert_allclose(k.grad, expected, rtol=1e-5)
+    numpy.random.seed(0)
+    assert d.sample((2, 2)).shape == (2, 2, 3, 2)
+    kl = chainer.kl_divergence(d, D.Gamma(SCALE, SCALE))
+    numpy.testing.assert_array_equal(
+        kl.array, pure.kl_divergence(pure.Gamma(k.array, theta.array), pure.Gamma(SCALE, SCALE))
+    )
+
+
+def test_chisquare_takes_chainers_constructor_and_wraps_the_pure_one():
+    k = chainer.Variable(SCALE * 3)
+    d = D.Chisquare(k)
+    assert d.k is k and d.batch_shape == (3, 2) and d.support == "positive"
+    x = numpy.abs(X)
+    numpy.testing.assert_array_equal(d.log_prob(x).array, pure.Chisquare(k.array).log_prob(x))
+    numpy.testing.assert_array_equal(d.entropy.array, pure.Chisquare(k.array).entropy)
+    numpy.random.seed(0)
+    assert d.sample_n(5).shape == (5, 3, 2)

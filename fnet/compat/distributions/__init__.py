@@ -10,7 +10,7 @@ from ... import distributions as _pure
 from ..distribution import PureDistribution
 from ..utils import argument
 
-__all__ = ["Bernoulli", "Exponential", "Normal"]
+__all__ = ["Bernoulli", "Chisquare", "Exponential", "Gamma", "Normal"]
 
 
 class Normal(PureDistribution, pure_type=_pure.Normal, parameters=("loc", "scale", "log_scale")):
@@ -26,6 +26,20 @@ class Exponential(PureDistribution, pure_type=_pure.Exponential, parameters=("la
 
     def __init__(self, lam):
         super().__init__({"lam": lam})
+
+
+class Chisquare(PureDistribution, pure_type=_pure.Chisquare, parameters=("k",)):
+    """Chi-square distributions: ``Chisquare(k)``, of ``k`` degrees of freedom."""
+
+    def __init__(self, k):
+        super().__init__({"k": k})
+
+
+class Gamma(PureDistribution, pure_type=_pure.Gamma, parameters=("k", "theta")):
+    """Gamma distributions: ``Gamma(k, theta)``, of shape ``k`` and scale ``theta``."""
+
+    def __init__(self, k, theta):
+        super().__init__({"k": k, "theta": theta})
 
 
 class Bernoulli(PureDistribution, pure_type=_pure.Bernoulli, parameters=("p", "logit")):
