@@ -118,6 +118,7 @@ TABLES: dict[str, dict[str, str]] = {
     },
     "distributions": {
         "bernoulli": "Bernoulli _bernoulli_log_prob",
+        "beta": "Beta",
         "chisquare": "Chisquare",
         "exponential": "Exponential",
         "gamma": "Gamma",

@@ -7,6 +7,7 @@ its two arguments to a function registered with ``register_kl``.
 from __future__ import annotations
 
 from .bernoulli import Bernoulli
+from .beta import Beta
 from .chisquare import Chisquare
 from .distribution import Distribution, cross_entropy, kl_divergence, register_kl
 from .exponential import Exponential
@@ -16,6 +17,7 @@ from .normal import Normal
 __all__ = [
     "Distribution",
     "Bernoulli",
+    "Beta",
     "Chisquare",
     "Exponential",
     "Gamma",

@@ -189,3 +189,22 @@ def test_chisquare_takes_chainers_constructor_and_wraps_the_pure_one():
     numpy.testing.assert_array_equal(d.entropy.array, pure.Chisquare(k.array).entropy)
     numpy.random.seed(0)
     assert d.sample_n(5).shape == (5, 3, 2)
+
+
+def test_beta_takes_chainers_constructor_and_wraps_the_pure_one():
+    a, b = chainer.Variable(SCALE), chainer.Variable(SCALE[::-1] * 2)
+    d = D.Beta(a, b)
+    assert d.a is a and d.b is b and d.batch_shape == (3, 2) and d.support == "[0, 1]"
+    x = 1 / (1 + numpy.exp(-X))
+    y = d.log_prob(x)
+    numpy.testing.assert_array_equal(y.array, pure.Beta(a.array, b.array).log_prob(x))
+    chainer.functions.sum(y).backward()
+    digamma = fnet.functions.digamma
+    expected = numpy.log(x) - digamma(a.array) + digamma(a.array + b.array)  # d/da
+    numpy.testing.assert_allclose(a.grad, expected, rtol=1e-4)
+    numpy.random.seed(0)
+    assert d.sample(3).shape == (3, 3, 2)
+    kl = chainer.kl_divergence(d, D.Beta(b, a))
+    numpy.testing.assert_array_equal(
+        kl.array, pure.kl_divergence(pure.Beta(a.array, b.array), pure.Beta(b.array, a.array))
+    )

@@ -10,7 +10,7 @@ from ... import distributions as _pure
 from ..distribution import PureDistribution
 from ..utils import argument
 
-__all__ = ["Bernoulli", "Chisquare", "Exponential", "Gamma", "Normal"]
+__all__ = ["Bernoulli", "Beta", "Chisquare", "Exponential", "Gamma", "Normal"]
 
 
 class Normal(PureDistribution, pure_type=_pure.Normal, parameters=("loc", "scale", "log_scale")):
@@ -26,6 +26,13 @@ class Exponential(PureDistribution, pure_type=_pure.Exponential, parameters=("la
 
     def __init__(self, lam):
         super().__init__({"lam": lam})
+
+
+class Beta(PureDistribution, pure_type=_pure.Beta, parameters=("a", "b")):
+    """Beta distributions: ``Beta(a, b)``, on ``[0, 1]``."""
+
+    def __init__(self, a, b):
+        super().__init__({"a": a, "b": b})
 
 
 class Chisquare(PureDistribution, pure_type=_pure.Chisquare, parameters=("k",)):
