@@ -120,6 +120,7 @@ TABLES: dict[str, dict[str, str]] = {
         "bernoulli": "Bernoulli _bernoulli_log_prob",
         "beta": "Beta",
         "chisquare": "Chisquare",
+        "dirichlet": "Dirichlet",
         "exponential": "Exponential",
         "gamma": "Gamma",
         "normal": "Normal",

@@ -9,6 +9,7 @@ from __future__ import annotations
 from .bernoulli import Bernoulli
 from .beta import Beta
 from .chisquare import Chisquare
+from .dirichlet import Dirichlet
 from .distribution import Distribution, cross_entropy, kl_divergence, register_kl
 from .exponential import Exponential
 from .gamma import Gamma
@@ -19,6 +20,7 @@ __all__ = [
     "Bernoulli",
     "Beta",
     "Chisquare",
+    "Dirichlet",
     "Exponential",
     "Gamma",
     "Normal",

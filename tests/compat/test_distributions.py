@@ -208,3 +208,23 @@ def test_beta_takes_chainers_constructor_and_wraps_the_pure_one():
     numpy.testing.assert_array_equal(
         kl.array, pure.kl_divergence(pure.Beta(a.array, b.array), pure.Beta(b.array, a.array))
     )
+
+
+def test_dirichlet_takes_chainers_constructor_and_wraps_the_pure_one():
+    alpha = chainer.Variable(SCALE * 2)
+    d = D.Dirichlet(alpha)
+    assert d.alpha is alpha and d.batch_shape == (3,) and d.event_shape == (2,) and d.support == "[0, 1]"
+    numpy.testing.assert_array_equal(d.alpha0.array, alpha.array.sum(axis=-1))
+    x = numpy.array([0.3, 0.7], numpy.float32)
+    y = d.log_prob(x)
+    numpy.testing.assert_array_equal(y.array, pure.Dirichlet(alpha.array).log_prob(x))
+    chainer.functions.sum(y).backward()
+    digamma = fnet.functions.digamma
+    expected = numpy.log(x) - digamma(alpha.array) + digamma(alpha.array.sum(axis=-1, keepdims=True))
+    numpy.testing.assert_allclose(alpha.grad, expected, rtol=1e-4)
+    numpy.random.seed(0)
+    assert d.sample(4).shape == (4, 3, 2)
+    kl = chainer.kl_divergence(d, D.Dirichlet(SCALE))
+    numpy.testing.assert_array_equal(
+        kl.array, pure.kl_divergence(pure.Dirichlet(alpha.array), pure.Dirichlet(SCALE))
+    )

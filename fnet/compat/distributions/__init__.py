@@ -7,10 +7,10 @@ sampling keys from NumPy's global random state; the math is the pure distributio
 from __future__ import annotations
 
 from ... import distributions as _pure
-from ..distribution import PureDistribution
+from ..distribution import PureDistribution, _value
 from ..utils import argument
 
-__all__ = ["Bernoulli", "Beta", "Chisquare", "Exponential", "Gamma", "Normal"]
+__all__ = ["Bernoulli", "Beta", "Chisquare", "Dirichlet", "Exponential", "Gamma", "Normal"]
 
 
 class Normal(PureDistribution, pure_type=_pure.Normal, parameters=("loc", "scale", "log_scale")):
@@ -40,6 +40,15 @@ class Chisquare(PureDistribution, pure_type=_pure.Chisquare, parameters=("k",)):
 
     def __init__(self, k):
         super().__init__({"k": k})
+
+
+class Dirichlet(PureDistribution, pure_type=_pure.Dirichlet, parameters=("alpha",)):
+    """Dirichlet distributions: ``Dirichlet(alpha)``, of concentrations along the last axis."""
+
+    alpha0 = _value("alpha0")
+
+    def __init__(self, alpha):
+        super().__init__({"alpha": alpha})
 
 
 class Gamma(PureDistribution, pure_type=_pure.Gamma, parameters=("k", "theta")):
