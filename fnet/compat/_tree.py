@@ -124,6 +124,7 @@ TABLES: dict[str, dict[str, str]] = {
         "exponential": "Exponential",
         "gamma": "Gamma",
         "normal": "Normal",
+        "poisson": "Poisson",
     },
     "function_hooks": {
         "cuda_profile": "CUDAProfileHook",

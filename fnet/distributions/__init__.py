@@ -14,6 +14,7 @@ from .distribution import Distribution, cross_entropy, kl_divergence, register_k
 from .exponential import Exponential
 from .gamma import Gamma
 from .normal import Normal
+from .poisson import Poisson
 
 __all__ = [
     "Distribution",
@@ -24,6 +25,7 @@ __all__ = [
     "Exponential",
     "Gamma",
     "Normal",
+    "Poisson",
     "kl_divergence",
     "register_kl",
     "cross_entropy",

@@ -228,3 +228,20 @@ def test_dirichlet_takes_chainers_constructor_and_wraps_the_pure_one():
     numpy.testing.assert_array_equal(
         kl.array, pure.kl_divergence(pure.Dirichlet(alpha.array), pure.Dirichlet(SCALE))
     )
+
+
+def test_poisson_takes_chainers_constructor_and_wraps_the_pure_one():
+    lam = chainer.Variable(SCALE * 3)
+    d = D.Poisson(lam)
+    assert d.lam is lam and d.batch_shape == (3, 2) and d.support == "non negative integer"
+    x = numpy.arange(6, dtype=numpy.int32).reshape(3, 2)
+    y = d.log_prob(x)
+    numpy.testing.assert_array_equal(y.array, pure.Poisson(lam.array).log_prob(x))
+    chainer.functions.sum(y).backward()
+    numpy.testing.assert_allclose(lam.grad, x / lam.array - 1, rtol=1e-6)
+    numpy.random.seed(0)
+    assert d.sample(2).shape == (2, 3, 2)
+    kl = chainer.kl_divergence(d, D.Poisson(SCALE))
+    numpy.testing.assert_array_equal(
+        kl.array, pure.kl_divergence(pure.Poisson(lam.array), pure.Poisson(SCALE))
+    )

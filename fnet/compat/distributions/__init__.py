@@ -10,7 +10,7 @@ from ... import distributions as _pure
 from ..distribution import PureDistribution, _value
 from ..utils import argument
 
-__all__ = ["Bernoulli", "Beta", "Chisquare", "Dirichlet", "Exponential", "Gamma", "Normal"]
+__all__ = ["Bernoulli", "Beta", "Chisquare", "Dirichlet", "Exponential", "Gamma", "Normal", "Poisson"]
 
 
 class Normal(PureDistribution, pure_type=_pure.Normal, parameters=("loc", "scale", "log_scale")):
@@ -63,6 +63,13 @@ class Bernoulli(PureDistribution, pure_type=_pure.Bernoulli, parameters=("p", "l
 
     def __init__(self, p=None, logit=None, binary_check=False):
         super().__init__({"p": p, "logit": logit}, binary_check=binary_check)
+
+
+class Poisson(PureDistribution, pure_type=_pure.Poisson, parameters=("lam",)):
+    """Poisson distributions: ``Poisson(lam)``, of mean ``lam``."""
+
+    def __init__(self, lam):
+        super().__init__({"lam": lam})
 
 
 def _bernoulli_log_prob(logit, x, binary_check=False):
