@@ -125,6 +125,7 @@ TABLES: dict[str, dict[str, str]] = {
         "gamma": "Gamma",
         "normal": "Normal",
         "poisson": "Poisson",
+        "utils": "_modified_xlogx",
     },
     "function_hooks": {
         "cuda_profile": "CUDAProfileHook",

@@ -245,3 +245,14 @@ def test_poisson_takes_chainers_constructor_and_wraps_the_pure_one():
     numpy.testing.assert_array_equal(
         kl.array, pure.kl_divergence(pure.Poisson(lam.array), pure.Poisson(SCALE))
     )
+
+
+def test_modified_xlogx_is_chainers_private_helper_over_xlogx():
+    from fnet.compat.distributions.utils import _modified_xlogx
+
+    x = chainer.Variable(numpy.array([0.0, 0.5, 2.0]))
+    y = _modified_xlogx(x)
+    numpy.testing.assert_array_equal(y.array, pure.utils.xlogx(x.array))
+    with pytest.warns(RuntimeWarning, match="xlogx"):
+        chainer.functions.sum(y).backward()
+    numpy.testing.assert_allclose(x.grad, [0.0, 1 + numpy.log(0.5), 1 + numpy.log(2.0)], rtol=1e-15)

@@ -7,7 +7,9 @@ sampling keys from NumPy's global random state; the math is the pure distributio
 from __future__ import annotations
 
 from ... import distributions as _pure
+from ...distributions.utils import xlogx
 from ..distribution import PureDistribution, _value
+from ..functions._lift import unwrap, wrap
 from ..utils import argument
 
 __all__ = ["Bernoulli", "Beta", "Chisquare", "Dirichlet", "Exponential", "Gamma", "Normal", "Poisson"]
@@ -76,3 +78,9 @@ def _bernoulli_log_prob(logit, x, binary_check=False):
     """Chainer's private ``chainer.distributions.bernoulli._bernoulli_log_prob``, which its tests
     differentiate: the log-probability of ``x`` under Bernoulli distributions of ``logit``."""
     return Bernoulli(logit=logit, binary_check=binary_check).log_prob(x)
+
+
+def _modified_xlogx(x):
+    """Chainer's private ``chainer.distributions.utils._modified_xlogx``, which its tests
+    differentiate: ``x * log(x)``, 0 at 0 (:func:`fnet.distributions.utils.xlogx`)."""
+    return wrap(xlogx(unwrap(x)))
