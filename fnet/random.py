@@ -14,9 +14,23 @@ from __future__ import annotations
 import numpy
 
 from . import backend
-from .errors import DTypeError, InvalidInputError
+from .errors import DTypeError, InvalidInputError, ShapeError, message
 
-__all__ = ["key", "split", "fold_in", "normal", "uniform", "bernoulli", "randint", "permutation", "choice"]
+__all__ = [
+    "key",
+    "split",
+    "fold_in",
+    "normal",
+    "uniform",
+    "bernoulli",
+    "gamma",
+    "beta",
+    "dirichlet",
+    "poisson",
+    "randint",
+    "permutation",
+    "choice",
+]
 
 _KEY_WORDS = 4
 
@@ -96,6 +110,58 @@ def bernoulli(k, p=0.5, shape=None, device=None):
     p = numpy.asarray(backend.to_cpu(p))
     shape = p.shape if shape is None else _shape(shape)
     return _on(device, _generator(k, "bernoulli").random(shape) < p)
+
+
+def _host(*params):
+    """Parameters read on the host (NumPy), from wherever they are."""
+    return [numpy.asarray(backend.to_cpu(p)) for p in params]
+
+
+def _size(shape, *params) -> tuple:
+    """``shape``, or where it is ``None`` the broadcast shape of the parameters."""
+    return numpy.broadcast_shapes(*(p.shape for p in params)) if shape is None else _shape(shape)
+
+
+def gamma(k, a, shape=None, dtype=numpy.float32, device=None):
+    """Gamma-distributed samples of shape ``a`` (and scale 1), ``a`` broadcast to ``shape``. Not
+    reparameterized: the draw is not a differentiable function of ``a``."""
+    (a,) = _host(a)
+    sample = _generator(k, "gamma").standard_gamma(a, _size(shape, a))
+    return _on(device, sample.astype(dtype))
+
+
+def beta(k, a, b, shape=None, dtype=numpy.float32, device=None):
+    """Beta-distributed samples on ``[0, 1]`` of parameters ``a`` and ``b`` (broadcast to
+    ``shape``). Not reparameterized."""
+    a, b = _host(a, b)
+    sample = _generator(k, "beta").beta(a, b, _size(shape, a, b))
+    return _on(device, sample.astype(dtype))
+
+
+def dirichlet(k, alpha, shape=(), dtype=numpy.float32, device=None):
+    """Dirichlet-distributed samples of shape ``shape + alpha.shape``: for each vector of
+    concentrations along the last axis of ``alpha``, points on the simplex (summing to 1 along the
+    last axis). Not reparameterized."""
+    (alpha,) = _host(alpha)
+    gen, size = _generator(k, "dirichlet"), _shape(shape)
+    if alpha.ndim == 0:
+        raise ShapeError(
+            message(
+                "random.dirichlet",
+                "expected alpha with at least one axis (the concentrations), got a 0-d array",
+                {"alpha": alpha},
+                hint="give the concentrations of each distribution along the last axis",
+            )
+        )
+    rows = alpha.reshape(-1, alpha.shape[-1])
+    drawn = numpy.stack([gen.dirichlet(row, size) for row in rows], axis=len(size))  # per vector
+    return _on(device, drawn.reshape(size + alpha.shape).astype(dtype))
+
+
+def poisson(k, lam, shape=None, dtype=numpy.int64, device=None):
+    """Poisson-distributed counts of mean ``lam`` (broadcast to ``shape``), in ``dtype``."""
+    (lam,) = _host(lam)
+    return _on(device, _generator(k, "poisson").poisson(lam, _size(shape, lam)).astype(dtype))
 
 
 def randint(k, shape, low: int, high: int, dtype=numpy.int64, device=None):

@@ -6,6 +6,7 @@ import numpy
 import pytest
 
 from fnet import random
+from fnet.errors import ShapeError
 
 
 @pytest.fixture
@@ -178,6 +179,46 @@ def test_choice(key):
     assert picked.shape == (2, 3) and set(picked.ravel().tolist()) <= {1.5, 2.5, 3.5}
 
 
+def test_gamma(key):
+    a = numpy.array([0.5, 2.0, 7.0])
+    g = random.gamma(key, a, (20000, 3), dtype=numpy.float64)
+    assert g.dtype == numpy.float64 and g.shape == (20000, 3) and (g > 0).all()
+    # mean a and variance a: 5 standard errors of the mean are 5 * sqrt(a / 20000) <= 0.1
+    numpy.testing.assert_allclose(g.mean(axis=0), a, atol=0.1)
+    numpy.testing.assert_allclose(g.var(axis=0), a, rtol=0.1)
+    assert same(g, random.gamma(key, a, (20000, 3), dtype=numpy.float64))
+    assert random.gamma(key, a).shape == (3,) and random.gamma(key, 2.0).dtype == numpy.float32
+
+
+def test_beta(key):
+    a, b = numpy.array([0.5, 2.0]), numpy.array([[1.5], [4.0]])
+    x = random.beta(key, a, b, (20000, 2, 2))
+    assert x.dtype == numpy.float32 and x.shape == (20000, 2, 2)
+    assert (x >= 0).all() and (x <= 1).all()
+    numpy.testing.assert_allclose(x.mean(axis=0), a / (a + b), atol=0.01)  # 5 standard errors
+    assert random.beta(key, a, b).shape == (2, 2)
+
+
+def test_dirichlet(key):
+    alpha = numpy.array([[0.5, 1.0, 3.0], [2.0, 2.0, 2.0]])
+    x = random.dirichlet(key, alpha, (20000,), dtype=numpy.float64)
+    assert x.shape == (20000, 2, 3) and x.dtype == numpy.float64
+    numpy.testing.assert_allclose(x.sum(axis=-1), 1.0, rtol=1e-12)
+    expected = alpha / alpha.sum(axis=-1, keepdims=True)
+    numpy.testing.assert_allclose(x.mean(axis=0), expected, atol=0.01)  # 5 standard errors
+    assert random.dirichlet(key, alpha[0]).shape == (3,)
+    with pytest.raises(ShapeError, match="random.dirichlet: expected alpha with at least one axis"):
+        random.dirichlet(key, numpy.array(1.0))
+
+
+def test_poisson(key):
+    lam = numpy.array([0.3, 4.0, 50.0])
+    n = random.poisson(key, lam, (20000, 3))
+    assert n.dtype == numpy.int64 and n.shape == (20000, 3) and (n >= 0).all()
+    assert (abs(n.mean(axis=0) - lam) < 5 * numpy.sqrt(lam / 20000)).all()  # 5 standard errors
+    assert random.poisson(key, lam, dtype=numpy.float32).dtype == numpy.float32
+
+
 def test_samplers_on_the_cpu_device(key):
     assert isinstance(random.normal(key, (2,), device="@numpy"), numpy.ndarray)
     assert isinstance(random.uniform(key, (2,), device=-1), numpy.ndarray)
@@ -192,6 +233,9 @@ def test_samplers_on_a_gpu(key):
     numpy.testing.assert_array_equal(cupy.asnumpy(x), random.normal(key, (3,)))
     p = random.permutation(key, cupy.arange(4))
     assert isinstance(p, cupy.ndarray)
+    alpha = cupy.array([[1.0, 2.0], [3.0, 4.0]])  # parameters on the GPU are read on the host
+    for drawn in (random.gamma(key, alpha, device="@cupy:0"), random.dirichlet(key, alpha, device="@cupy:0")):
+        assert isinstance(drawn, cupy.ndarray) and drawn.shape == (2, 2)
 
 
 @pytest.mark.parametrize(
@@ -202,6 +246,9 @@ def test_samplers_on_a_gpu(key):
         lambda k: random.randint(k, (), 0, 5),
         lambda k: random.bernoulli(k, 0.5),
         lambda k: random.choice(k, 4),
+        lambda k: random.gamma(k, 2.0),
+        lambda k: random.beta(k, 2.0, 3.0),
+        lambda k: random.poisson(k, 2.0),
     ],
 )
 def test_a_sample_of_shape_0d_is_an_array(draw, key):

@@ -118,9 +118,13 @@ TABLES: dict[str, dict[str, str]] = {
     },
     "distributions": {
         "bernoulli": "Bernoulli _bernoulli_log_prob",
+        "beta": "Beta",
         "categorical": "Categorical",
         "cauchy": "Cauchy",
+        "chisquare": "Chisquare",
+        "dirichlet": "Dirichlet",
         "exponential": "Exponential",
+        "gamma": "Gamma",
         "geometric": "Geometric",
         "gumbel": "Gumbel",
         "independent": "Independent",
@@ -130,7 +134,9 @@ TABLES: dict[str, dict[str, str]] = {
         "normal": "Normal",
         "one_hot_categorical": "OneHotCategorical",
         "pareto": "Pareto",
+        "poisson": "Poisson",
         "uniform": "Uniform",
+        "utils": "_modified_xlogx",
     },
     "function_hooks": {
         "cuda_profile": "CUDAProfileHook",

@@ -7,10 +7,14 @@ its two arguments to a function registered with ``register_kl``.
 from __future__ import annotations
 
 from .bernoulli import Bernoulli
+from .beta import Beta
 from .categorical import Categorical
 from .cauchy import Cauchy
+from .chisquare import Chisquare
+from .dirichlet import Dirichlet
 from .distribution import Distribution, cross_entropy, kl_divergence, register_kl
 from .exponential import Exponential
+from .gamma import Gamma
 from .geometric import Geometric
 from .gumbel import Gumbel
 from .independent import Independent
@@ -20,14 +24,19 @@ from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
 from .pareto import Pareto
+from .poisson import Poisson
 from .uniform import Uniform
 
 __all__ = [
     "Distribution",
     "Bernoulli",
+    "Beta",
     "Categorical",
     "Cauchy",
+    "Chisquare",
+    "Dirichlet",
     "Exponential",
+    "Gamma",
     "Geometric",
     "Gumbel",
     "Independent",
@@ -37,6 +46,7 @@ __all__ = [
     "Normal",
     "OneHotCategorical",
     "Pareto",
+    "Poisson",
     "Uniform",
     "kl_divergence",
     "register_kl",

@@ -10,15 +10,9 @@ from .. import functions as F
 from ..autodiff import unbox_all
 from ..tree import static_field
 from .distribution import Distribution, check_one_of, check_params, register_kl
+from .utils import xlogx
 
 __all__ = ["Bernoulli"]
-
-
-def _xlogx(x):
-    """``x * log(x)``, 0 at 0, with the derivative 0 there (no NaN from ``log(0)``)."""
-    positive = ops.greater(x, 0)
-    safe = ops.where(positive, x, ops.ones_like(x))
-    return ops.where(positive, x * F.log(safe), ops.zeros_like(x))
 
 
 @attrs.frozen
@@ -75,7 +69,7 @@ class Bernoulli(Distribution):
 
     @property
     def entropy(self):
-        return -_xlogx(self.p) - _xlogx(1 - self.p)
+        return -xlogx(self.p) - xlogx(1 - self.p)
 
     def _invalid(self, x):
         """Where ``x`` is neither 0 nor 1."""

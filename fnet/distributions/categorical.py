@@ -9,8 +9,8 @@ from .. import backend, ops, random
 from .. import functions as F
 from ..autodiff import unbox_all
 from ..errors import ShapeError, message
-from .bernoulli import _xlogx
 from .distribution import Distribution, check_one_of, check_params, register_kl
+from .utils import xlogx
 
 __all__ = ["Categorical"]
 
@@ -79,7 +79,7 @@ class Categorical(Distribution):
 
     @property
     def entropy(self):
-        return -ops.sum(_xlogx(self.p), axis=-1)
+        return -ops.sum(xlogx(self.p), axis=-1)
 
     def log_prob(self, x):
         """``log_p`` at the categories ``x`` (integers; shape ``sample_shape + batch_shape``)."""

@@ -42,6 +42,7 @@ __all__ = [
     "batch_inv",
     "batch_l2_norm_squared",
     "batch_matmul",
+    "betaln",
     "bias",
     "ceil",
     "cholesky",
@@ -832,6 +833,7 @@ _ndtr = _special("ndtr")
 _ndtri = _special("ndtri")
 _log_ndtr = _special("log_ndtr")
 _lgamma = _special("gammaln")
+_betaln = _special("betaln")
 _digamma = _special("digamma")
 _polygamma = _special("polygamma")
 _zeta = _special("zeta")
@@ -861,6 +863,17 @@ _log_ndtr.defvjp(
     )
 )
 _lgamma.defvjp(lambda g, ans, x: ops.multiply(g, _digamma(x)))
+
+
+def _betaln_partial(g, a, b, wrt):
+    """``g * d betaln(a, b) / d wrt`` for ``wrt`` one of ``a``, ``b``: digamma(wrt) - digamma(a + b)."""
+    return ops.unbroadcast(ops.multiply(g, ops.subtract(_digamma(wrt), _digamma(ops.add(a, b)))), wrt)
+
+
+_betaln.defvjp(
+    lambda g, ans, a, b: _betaln_partial(g, a, b, a),
+    lambda g, ans, a, b: _betaln_partial(g, a, b, b),
+)
 _digamma.defvjp(lambda g, ans, x: ops.multiply(g, _polygamma(1, x)))
 _polygamma.defvjp(
     None, lambda g, ans, n, x: ops.unbroadcast(ops.multiply(g, _polygamma(ops.add(n, 1), x)), x)
@@ -911,6 +924,15 @@ digamma = _elementwise(
     "digamma",
     "Elementwise digamma function, the derivative of ``lgamma``; its own derivative is ``polygamma(1, x)``.",
 )
+
+
+def betaln(a, b):
+    """Elementwise logarithm of the absolute value of the beta function ``B(a, b) =
+    gamma(a) * gamma(b) / gamma(a + b)``, with broadcasting; differentiable in both (``d/da`` is
+    ``digamma(a) - digamma(a + b)``). More accurate than the sum of three ``lgamma`` for large
+    arguments."""
+    _check_floats("betaln", a=a, b=b)
+    return _betaln(a, b)
 
 
 def polygamma(n, x):

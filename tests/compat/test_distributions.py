@@ -266,3 +266,99 @@ def test_independent_wraps_a_users_distribution():
     assert d.log_prob(X).array.tolist() == [0.0, 0.0, 0.0]
     with pytest.raises(NotImplementedError, match=r"_Uniform01\.entropy"):
         _ = d.entropy
+
+
+def test_gamma_takes_chainers_constructor_and_wraps_the_pure_one():
+    k, theta = chainer.Variable(SCALE * 2), chainer.Variable(SCALE[::-1].copy())
+    d = D.Gamma(k, theta)
+    assert d.k is k and d.theta is theta and d.batch_shape == (3, 2) and d.support == "positive"
+    x = numpy.abs(X)
+    y = d.log_prob(x)
+    numpy.testing.assert_array_equal(y.array, pure.Gamma(k.array, theta.array).log_prob(x))
+    chainer.functions.sum(y).backward()
+    expected = numpy.log(x) - fnet.functions.digamma(k.array) - numpy.log(theta.array)  # d/dk
+    numpy.testing.assert_allclose(k.grad, expected, rtol=1e-5)
+    numpy.random.seed(0)
+    assert d.sample((2, 2)).shape == (2, 2, 3, 2)
+    kl = chainer.kl_divergence(d, D.Gamma(SCALE, SCALE))
+    numpy.testing.assert_array_equal(
+        kl.array, pure.kl_divergence(pure.Gamma(k.array, theta.array), pure.Gamma(SCALE, SCALE))
+    )
+
+
+def test_chisquare_takes_chainers_constructor_and_wraps_the_pure_one():
+    k = chainer.Variable(SCALE * 3)
+    d = D.Chisquare(k)
+    assert d.k is k and d.batch_shape == (3, 2) and d.support == "positive"
+    x = numpy.abs(X)
+    numpy.testing.assert_array_equal(d.log_prob(x).array, pure.Chisquare(k.array).log_prob(x))
+    numpy.testing.assert_array_equal(d.entropy.array, pure.Chisquare(k.array).entropy)
+    numpy.random.seed(0)
+    assert d.sample_n(5).shape == (5, 3, 2)
+
+
+def test_beta_takes_chainers_constructor_and_wraps_the_pure_one():
+    a, b = chainer.Variable(SCALE), chainer.Variable(SCALE[::-1] * 2)
+    d = D.Beta(a, b)
+    assert d.a is a and d.b is b and d.batch_shape == (3, 2) and d.support == "[0, 1]"
+    x = 1 / (1 + numpy.exp(-X))
+    y = d.log_prob(x)
+    numpy.testing.assert_array_equal(y.array, pure.Beta(a.array, b.array).log_prob(x))
+    chainer.functions.sum(y).backward()
+    digamma = fnet.functions.digamma
+    expected = numpy.log(x) - digamma(a.array) + digamma(a.array + b.array)  # d/da
+    numpy.testing.assert_allclose(a.grad, expected, rtol=1e-4)
+    numpy.random.seed(0)
+    assert d.sample(3).shape == (3, 3, 2)
+    kl = chainer.kl_divergence(d, D.Beta(b, a))
+    numpy.testing.assert_array_equal(
+        kl.array, pure.kl_divergence(pure.Beta(a.array, b.array), pure.Beta(b.array, a.array))
+    )
+
+
+def test_dirichlet_takes_chainers_constructor_and_wraps_the_pure_one():
+    alpha = chainer.Variable(SCALE * 2)
+    d = D.Dirichlet(alpha)
+    assert d.alpha is alpha and d.batch_shape == (3,) and d.event_shape == (2,) and d.support == "[0, 1]"
+    numpy.testing.assert_array_equal(d.alpha0.array, alpha.array.sum(axis=-1))
+    x = numpy.array([0.3, 0.7], numpy.float32)
+    y = d.log_prob(x)
+    numpy.testing.assert_array_equal(y.array, pure.Dirichlet(alpha.array).log_prob(x))
+    chainer.functions.sum(y).backward()
+    digamma = fnet.functions.digamma
+    expected = numpy.log(x) - digamma(alpha.array) + digamma(alpha.array.sum(axis=-1, keepdims=True))
+    numpy.testing.assert_allclose(alpha.grad, expected, rtol=1e-4)
+    numpy.random.seed(0)
+    assert d.sample(4).shape == (4, 3, 2)
+    kl = chainer.kl_divergence(d, D.Dirichlet(SCALE))
+    numpy.testing.assert_array_equal(
+        kl.array, pure.kl_divergence(pure.Dirichlet(alpha.array), pure.Dirichlet(SCALE))
+    )
+
+
+def test_poisson_takes_chainers_constructor_and_wraps_the_pure_one():
+    lam = chainer.Variable(SCALE * 3)
+    d = D.Poisson(lam)
+    assert d.lam is lam and d.batch_shape == (3, 2) and d.support == "non negative integer"
+    x = numpy.arange(6, dtype=numpy.int32).reshape(3, 2)
+    y = d.log_prob(x)
+    numpy.testing.assert_array_equal(y.array, pure.Poisson(lam.array).log_prob(x))
+    chainer.functions.sum(y).backward()
+    numpy.testing.assert_allclose(lam.grad, x / lam.array - 1, rtol=1e-6)
+    numpy.random.seed(0)
+    assert d.sample(2).shape == (2, 3, 2)
+    kl = chainer.kl_divergence(d, D.Poisson(SCALE))
+    numpy.testing.assert_array_equal(
+        kl.array, pure.kl_divergence(pure.Poisson(lam.array), pure.Poisson(SCALE))
+    )
+
+
+def test_modified_xlogx_is_chainers_private_helper_over_xlogx():
+    from fnet.compat.distributions.utils import _modified_xlogx
+
+    x = chainer.Variable(numpy.array([0.0, 0.5, 2.0]))
+    y = _modified_xlogx(x)
+    numpy.testing.assert_array_equal(y.array, pure.utils.xlogx(x.array))
+    with pytest.warns(RuntimeWarning, match="xlogx"):
+        chainer.functions.sum(y).backward()
+    numpy.testing.assert_allclose(x.grad, [0.0, 1 + numpy.log(0.5), 1 + numpy.log(2.0)], rtol=1e-15)

@@ -199,6 +199,7 @@ def test_piecewise_constant_keeps_integer_dtype():
 
 BINARY = {  # name: (scalar reference, low, high) for both operands
     "arctan2": (math.atan2, 0.3, 2.0),
+    "betaln": (lambda a, b: math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b), 0.3, 4.0),
     "fmod": (math.fmod, 0.3, 2.5),
     "maximum": (max, -2.0, 2.0),
     "minimum": (min, -2.0, 2.0),
@@ -664,6 +665,12 @@ def test_polygamma_forward(dtype):
         )
     n = numpy.array([[0], [2]])
     assert_forward(F.polygamma(n, x), elementwise(ref_polygamma, n, x), dtype)
+
+
+def test_betaln_third_derivative_and_large_arguments():
+    check_grads(F.betaln, (uniform(0.5, 3, (2,), seed=1), uniform(0.5, 3, (2,), seed=2)), order=3)
+    # B(a, 1) = 1 / a; lgamma(a) + lgamma(1) - lgamma(a + 1) would lose 6 digits to cancellation here
+    numpy.testing.assert_allclose(F.betaln(numpy.array(1e10), numpy.array(1.0)), -math.log(1e10), rtol=1e-14)
 
 
 def test_polygamma_grads():

@@ -9,15 +9,20 @@ from __future__ import annotations
 from ... import backend, ops
 from ... import distributions as _pure
 from ...autodiff import unbox_all
-from ..distribution import PureDistribution, pure_of
+from ...distributions.utils import xlogx
+from ..distribution import PureDistribution, _value, pure_of
 from ..functions._lift import unwrap, wrap
 from ..utils import argument
 
 __all__ = [
     "Bernoulli",
+    "Beta",
     "Categorical",
     "Cauchy",
+    "Chisquare",
+    "Dirichlet",
     "Exponential",
+    "Gamma",
     "Geometric",
     "Gumbel",
     "Independent",
@@ -27,23 +32,29 @@ __all__ = [
     "Normal",
     "OneHotCategorical",
     "Pareto",
+    "Poisson",
     "Uniform",
 ]
 
 
-class Normal(PureDistribution, pure_type=_pure.Normal, parameters=("loc", "scale", "log_scale")):
-    """Normal distributions: ``Normal(loc, scale=None, log_scale=None)``, one of the two scales."""
+class Bernoulli(PureDistribution, pure_type=_pure.Bernoulli, parameters=("p", "logit")):
+    """Bernoulli distributions: ``Bernoulli(p=None, logit=None, binary_check=False)``."""
 
-    def __init__(self, loc, scale=None, **kwargs):
-        (log_scale,) = argument.parse_kwargs(kwargs, ("log_scale", None))
-        super().__init__({"loc": loc, "scale": scale, "log_scale": log_scale})
+    def __init__(self, p=None, logit=None, binary_check=False):
+        super().__init__({"p": p, "logit": logit}, binary_check=binary_check)
 
 
-class Exponential(PureDistribution, pure_type=_pure.Exponential, parameters=("lam",)):
-    """Exponential distributions: ``Exponential(lam)``, of rate ``lam``."""
+def _bernoulli_log_prob(logit, x, binary_check=False):
+    """Chainer's private ``chainer.distributions.bernoulli._bernoulli_log_prob``, which its tests
+    differentiate: the log-probability of ``x`` under Bernoulli distributions of ``logit``."""
+    return Bernoulli(logit=logit, binary_check=binary_check).log_prob(x)
 
-    def __init__(self, lam):
-        super().__init__({"lam": lam})
+
+class Beta(PureDistribution, pure_type=_pure.Beta, parameters=("a", "b")):
+    """Beta distributions: ``Beta(a, b)``, on ``[0, 1]``."""
+
+    def __init__(self, a, b):
+        super().__init__({"a": a, "b": b})
 
 
 class Categorical(PureDistribution, pure_type=_pure.Categorical, parameters=("p", "log_p")):
@@ -54,11 +65,41 @@ class Categorical(PureDistribution, pure_type=_pure.Categorical, parameters=("p"
         super().__init__({"p": p, "logit": logit})
 
 
-class OneHotCategorical(PureDistribution, pure_type=_pure.OneHotCategorical, parameters=("p", "log_p")):
-    """One-hot categorical distributions: ``OneHotCategorical(p)``."""
+class Cauchy(PureDistribution, pure_type=_pure.Cauchy, parameters=("loc", "scale")):
+    """Cauchy distributions: ``Cauchy(loc, scale)``."""
 
-    def __init__(self, p):
-        super().__init__({"p": p})
+    def __init__(self, loc, scale):
+        super().__init__({"loc": loc, "scale": scale})
+
+
+class Chisquare(PureDistribution, pure_type=_pure.Chisquare, parameters=("k",)):
+    """Chi-square distributions: ``Chisquare(k)``, of ``k`` degrees of freedom."""
+
+    def __init__(self, k):
+        super().__init__({"k": k})
+
+
+class Dirichlet(PureDistribution, pure_type=_pure.Dirichlet, parameters=("alpha",)):
+    """Dirichlet distributions: ``Dirichlet(alpha)``, of concentrations along the last axis."""
+
+    alpha0 = _value("alpha0")
+
+    def __init__(self, alpha):
+        super().__init__({"alpha": alpha})
+
+
+class Exponential(PureDistribution, pure_type=_pure.Exponential, parameters=("lam",)):
+    """Exponential distributions: ``Exponential(lam)``, of rate ``lam``."""
+
+    def __init__(self, lam):
+        super().__init__({"lam": lam})
+
+
+class Gamma(PureDistribution, pure_type=_pure.Gamma, parameters=("k", "theta")):
+    """Gamma distributions: ``Gamma(k, theta)``, of shape ``k`` and scale ``theta``."""
+
+    def __init__(self, k, theta):
+        super().__init__({"k": k, "theta": theta})
 
 
 class Geometric(PureDistribution, pure_type=_pure.Geometric, parameters=("p",)):
@@ -68,15 +109,11 @@ class Geometric(PureDistribution, pure_type=_pure.Geometric, parameters=("p",)):
         super().__init__({"p": p})
 
 
-class MultivariateNormal(
-    PureDistribution, pure_type=_pure.MultivariateNormal, parameters=("loc", "scale_tril")
-):
-    """Multivariate normal distributions: ``MultivariateNormal(loc, scale_tril=...)``; ``scale_tril``
-    is the lower-triangular factor of the covariance and must be given."""
+class Gumbel(PureDistribution, pure_type=_pure.Gumbel, parameters=("loc", "scale")):
+    """Gumbel distributions: ``Gumbel(loc, scale)``."""
 
-    def __init__(self, loc, **kwargs):
-        (scale_tril,) = argument.parse_kwargs(kwargs, ("scale_tril", None))
-        super().__init__({"loc": loc, "scale_tril": scale_tril})
+    def __init__(self, loc, scale):
+        super().__init__({"loc": loc, "scale": scale})
 
 
 class Independent(PureDistribution, pure_type=_pure.Independent):
@@ -94,33 +131,6 @@ class Independent(PureDistribution, pure_type=_pure.Independent):
     @property
     def reinterpreted_batch_ndims(self) -> int:
         return self.pure.reinterpreted_batch_ndims
-
-
-class Bernoulli(PureDistribution, pure_type=_pure.Bernoulli, parameters=("p", "logit")):
-    """Bernoulli distributions: ``Bernoulli(p=None, logit=None, binary_check=False)``."""
-
-    def __init__(self, p=None, logit=None, binary_check=False):
-        super().__init__({"p": p, "logit": logit}, binary_check=binary_check)
-
-
-def _bernoulli_log_prob(logit, x, binary_check=False):
-    """Chainer's private ``chainer.distributions.bernoulli._bernoulli_log_prob``, which its tests
-    differentiate: the log-probability of ``x`` under Bernoulli distributions of ``logit``."""
-    return Bernoulli(logit=logit, binary_check=binary_check).log_prob(x)
-
-
-class Cauchy(PureDistribution, pure_type=_pure.Cauchy, parameters=("loc", "scale")):
-    """Cauchy distributions: ``Cauchy(loc, scale)``."""
-
-    def __init__(self, loc, scale):
-        super().__init__({"loc": loc, "scale": scale})
-
-
-class Gumbel(PureDistribution, pure_type=_pure.Gumbel, parameters=("loc", "scale")):
-    """Gumbel distributions: ``Gumbel(loc, scale)``."""
-
-    def __init__(self, loc, scale):
-        super().__init__({"loc": loc, "scale": scale})
 
 
 class Laplace(PureDistribution, pure_type=_pure.Laplace, parameters=("loc", "scale")):
@@ -149,11 +159,51 @@ class LogNormal(PureDistribution, pure_type=_pure.LogNormal, parameters=("mu", "
         super().__init__({"mu": mu, "sigma": sigma})
 
 
+class MultivariateNormal(
+    PureDistribution, pure_type=_pure.MultivariateNormal, parameters=("loc", "scale_tril")
+):
+    """Multivariate normal distributions: ``MultivariateNormal(loc, scale_tril=...)``; ``scale_tril``
+    is the lower-triangular factor of the covariance and must be given."""
+
+    def __init__(self, loc, **kwargs):
+        (scale_tril,) = argument.parse_kwargs(kwargs, ("scale_tril", None))
+        super().__init__({"loc": loc, "scale_tril": scale_tril})
+
+
+def _triangular_inv(x, lower=True):
+    """Chainer's private ``chainer.distributions.multivariate_normal._triangular_inv``, which its
+    tests differentiate: the inverse of the lower (or upper) triangle of the square matrix ``x``."""
+    x = unwrap(x)
+    return wrap(ops.solve_triangular(x, backend.xp(unbox_all(x)).eye(len(x), dtype=x.dtype), lower=lower))
+
+
+class Normal(PureDistribution, pure_type=_pure.Normal, parameters=("loc", "scale", "log_scale")):
+    """Normal distributions: ``Normal(loc, scale=None, log_scale=None)``, one of the two scales."""
+
+    def __init__(self, loc, scale=None, **kwargs):
+        (log_scale,) = argument.parse_kwargs(kwargs, ("log_scale", None))
+        super().__init__({"loc": loc, "scale": scale, "log_scale": log_scale})
+
+
+class OneHotCategorical(PureDistribution, pure_type=_pure.OneHotCategorical, parameters=("p", "log_p")):
+    """One-hot categorical distributions: ``OneHotCategorical(p)``."""
+
+    def __init__(self, p):
+        super().__init__({"p": p})
+
+
 class Pareto(PureDistribution, pure_type=_pure.Pareto, parameters=("scale", "alpha")):
     """Pareto distributions: ``Pareto(scale, alpha)``."""
 
     def __init__(self, scale, alpha):
         super().__init__({"scale": scale, "alpha": alpha})
+
+
+class Poisson(PureDistribution, pure_type=_pure.Poisson, parameters=("lam",)):
+    """Poisson distributions: ``Poisson(lam)``, of mean ``lam``."""
+
+    def __init__(self, lam):
+        super().__init__({"lam": lam})
 
 
 class Uniform(PureDistribution, pure_type=_pure.Uniform, parameters=("low", "high", "loc", "scale")):
@@ -166,8 +216,7 @@ class Uniform(PureDistribution, pure_type=_pure.Uniform, parameters=("low", "hig
         super().__init__({"low": low, "high": high, "loc": loc, "scale": scale})
 
 
-def _triangular_inv(x, lower=True):
-    """Chainer's private ``chainer.distributions.multivariate_normal._triangular_inv``, which its
-    tests differentiate: the inverse of the lower (or upper) triangle of the square matrix ``x``."""
-    x = unwrap(x)
-    return wrap(ops.solve_triangular(x, backend.xp(unbox_all(x)).eye(len(x), dtype=x.dtype), lower=lower))
+def _modified_xlogx(x):
+    """Chainer's private ``chainer.distributions.utils._modified_xlogx``, which its tests
+    differentiate: ``x * log(x)``, 0 at 0 (:func:`fnet.distributions.utils.xlogx`)."""
+    return wrap(xlogx(unwrap(x)))

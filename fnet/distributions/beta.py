@@ -1,0 +1,83 @@
+"""The beta distribution on ``[0, 1]``, by ``a`` and ``b``."""
+
+from __future__ import annotations
+
+import attrs
+import numpy
+
+from .. import backend, ops, random
+from .. import functions as F
+from ..autodiff import unbox_all
+from .distribution import Distribution, check_params, register_kl
+
+__all__ = ["Beta"]
+
+
+@attrs.frozen
+class Beta(Distribution):
+    """Beta distributions of parameters ``a`` and ``b`` (density
+    ``x**(a - 1) * (1 - x)**(b - 1) / B(a, b)`` on ``[0, 1]``). Samples are not differentiable
+    (as Chainer's)."""
+
+    a: object
+    b: object
+
+    def __attrs_post_init__(self):
+        _ = self.batch_shape  # checks the parameters (dtypes, shapes that broadcast)
+
+    @property
+    def batch_shape(self) -> tuple:
+        return check_params("Beta", {"a": self.a, "b": self.b})
+
+    @property
+    def event_shape(self) -> tuple:
+        return ()
+
+    @property
+    def params(self) -> dict:
+        return {"a": self.a, "b": self.b}
+
+    @property
+    def support(self) -> str:
+        return "[0, 1]"
+
+    @property
+    def mean(self):
+        return self.a / (self.a + self.b)
+
+    @property
+    def variance(self):
+        total = self.a + self.b
+        return self.a * self.b / total**2 / (total + 1)
+
+    @property
+    def entropy(self):
+        a, b = self.a, self.b
+        return (
+            F.betaln(a, b) - (a - 1) * F.digamma(a) - (b - 1) * F.digamma(b) + (a + b - 2) * F.digamma(a + b)
+        )
+
+    def log_prob(self, x):
+        """The log-density at ``x``; ``-inf`` outside ``[0, 1]``."""
+        with numpy.errstate(invalid="ignore", divide="ignore"):  # x outside [0, 1]: replaced below
+            logp = (self.a - 1) * F.log(x) + (self.b - 1) * F.log1p(-x) - F.betaln(self.a, self.b)
+        inside = ops.logical_and(ops.greater_equal(x, 0), ops.less_equal(x, 1))
+        return ops.where(inside, logp, ops.full_like(logp, -numpy.inf))
+
+    def sample_n(self, key, n: int):
+        a = unbox_all(self.a)
+        dtype = getattr(a, "dtype", numpy.float32)
+        device = backend.get_device_from_array(a) if backend.is_array(a) else None
+        return random.beta(key, a, unbox_all(self.b), (n, *self.batch_shape), dtype=dtype, device=device)
+
+
+@register_kl(Beta, Beta)
+def _kl_beta_beta(p: Beta, q: Beta):
+    p_total, q_total = p.a + p.b, q.a + q.b
+    return (
+        F.betaln(q.a, q.b)
+        - F.betaln(p.a, p.b)
+        + (p.a - q.a) * F.digamma(p.a)
+        + (p.b - q.b) * F.digamma(p.b)
+        + (q_total - p_total) * F.digamma(p_total)
+    )

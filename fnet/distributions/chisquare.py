@@ -1,0 +1,63 @@
+"""The chi-square distribution, by degrees of freedom ``k``: the gamma distribution of shape
+``k / 2`` and scale 2."""
+
+from __future__ import annotations
+
+import attrs
+
+from .. import ops
+from .distribution import Distribution, check_params
+from .gamma import Gamma
+
+__all__ = ["Chisquare"]
+
+
+@attrs.frozen
+class Chisquare(Distribution):
+    """Chi-square distributions of ``k`` degrees of freedom (density
+    ``x**(k/2 - 1) * exp(-x / 2) / (2**(k/2) * gamma(k/2))`` for ``x >= 0``). Every member is
+    the one of ``Gamma(k / 2, 2)``; sampling is not differentiable in ``k`` (as Chainer's)."""
+
+    k: object
+
+    def __attrs_post_init__(self):
+        _ = self.batch_shape  # checks the parameters (dtypes, shapes that broadcast)
+
+    @property
+    def _gamma(self) -> Gamma:
+        return Gamma(0.5 * self.k, ops.full_like(self.k, 2.0))
+
+    @property
+    def batch_shape(self) -> tuple:
+        return check_params("Chisquare", {"k": self.k})
+
+    @property
+    def event_shape(self) -> tuple:
+        return ()
+
+    @property
+    def params(self) -> dict:
+        return {"k": self.k}
+
+    @property
+    def support(self) -> str:
+        return "positive"
+
+    @property
+    def mean(self):
+        return self._gamma.mean
+
+    @property
+    def variance(self):
+        return self._gamma.variance
+
+    @property
+    def entropy(self):
+        return self._gamma.entropy
+
+    def log_prob(self, x):
+        """The log-density at ``x``; ``-inf`` below 0."""
+        return self._gamma.log_prob(x)
+
+    def sample_n(self, key, n: int):
+        return self._gamma.sample_n(key, n)

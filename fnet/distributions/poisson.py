@@ -1,0 +1,67 @@
+"""The Poisson distribution over the counts ``0, 1, 2, ...``, by mean ``lam``."""
+
+from __future__ import annotations
+
+import attrs
+import numpy
+
+from .. import backend, ops, random
+from .. import functions as F
+from ..autodiff import unbox_all
+from .distribution import Distribution, check_params, register_kl
+
+__all__ = ["Poisson"]
+
+
+@attrs.frozen
+class Poisson(Distribution):
+    """Poisson distributions of mean ``lam`` (mass ``lam**x * exp(-lam) / x!``). Samples are
+    counts in the dtype of ``lam``, not differentiable (as Chainer's)."""
+
+    lam: object
+
+    def __attrs_post_init__(self):
+        _ = self.batch_shape  # checks the parameters (dtypes, shapes that broadcast)
+
+    @property
+    def batch_shape(self) -> tuple:
+        return check_params("Poisson", {"lam": self.lam})
+
+    @property
+    def event_shape(self) -> tuple:
+        return ()
+
+    @property
+    def params(self) -> dict:
+        return {"lam": self.lam}
+
+    @property
+    def support(self) -> str:
+        return "non negative integer"
+
+    @property
+    def mean(self):
+        return self.lam
+
+    @property
+    def variance(self):
+        return self.lam
+
+    def log_prob(self, x):
+        """The log-probability of the count ``x`` (an integer or float array, read in the dtype of
+        ``lam`` as Chainer's; not checked to be a count)."""
+        dtype = unbox_all(self.lam).dtype
+        if getattr(unbox_all(x), "dtype", dtype) != dtype:
+            x = ops.astype(x, dtype)
+        return x * F.log(self.lam) - F.lgamma(x + 1) - self.lam
+
+    def sample_n(self, key, n: int):
+        lam = unbox_all(self.lam)
+        device = backend.get_device_from_array(lam) if backend.is_array(lam) else None
+        dtype = getattr(lam, "dtype", numpy.float32)
+        return random.poisson(key, lam, (n, *self.batch_shape), dtype=dtype, device=device)
+
+
+@register_kl(Poisson, Poisson)
+def _kl_poisson_poisson(p: Poisson, q: Poisson):
+    return p.lam * (F.log(p.lam) - F.log(q.lam)) - p.lam + q.lam
