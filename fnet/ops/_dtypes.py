@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy
 
+from ..backend import check_same_device
 from ..errors import DTypeError, message
 
 __all__ = ["binary_operands", "strict_float_operands"]
@@ -31,7 +32,10 @@ def _is_weak(x) -> bool:
 
 
 def binary_operands(op: str, x, y):
-    """``(x, y)`` ready for a NumPy binary operation under fnet's dtype rules."""
+    """``(x, y)`` ready for a NumPy binary operation under fnet's dtype rules; a ``DeviceError``
+    if they are arrays on different devices (e.g. a NumPy and a CuPy array)."""
+    if type(x) is not type(y) and not (_is_weak(x) or _is_weak(y)):  # one array type: one device
+        check_same_device(op, {"x": x, "y": y})
     dx = getattr(x, "dtype", None)
     dy = getattr(y, "dtype", None)
     if dx is dy:  # the same dtype, or two Python scalars
