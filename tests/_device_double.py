@@ -2,8 +2,10 @@
 
 ``DeviceArray`` is a NumPy array that ``fnet.backend`` takes for a CuPy array (its type's module
 starts with ``cupy``) and that refuses, as CuPy does, to meet a plain NumPy array in one
-operation. ``installed()`` makes ``fnet.backend`` use ``module`` as its CuPy for a block, so a
-host constant leaking into device values fails here as it would on a GPU.
+operation; as in CuPy, host arrays are accepted as indices (CuPy sends them), and reductions
+give 0-d arrays. ``installed()`` makes ``fnet.backend`` use ``module`` as its CuPy (and
+``extras`` as its cupyx) for a block, so a host constant leaking into device values fails here
+as it would on a GPU. ``--gpu-device=@double`` runs the gpu tests on it.
 """
 
 from __future__ import annotations
@@ -47,6 +49,11 @@ class DeviceArray(numpy.ndarray):
     device = types.SimpleNamespace(id=0)
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        if any(
+            hasattr(x, "__array_ufunc__") and not isinstance(x, (numpy.ndarray, numpy.generic))
+            for x in inputs
+        ):
+            return NotImplemented  # a tracer: its own operators take over
         if "out" in kwargs:
             kwargs["out"] = tuple(_plain(o) for o in kwargs["out"])
         return _wrap(getattr(ufunc, method)(*(_plain(x) for x in inputs), **kwargs))
@@ -85,27 +92,50 @@ class _Module(types.ModuleType):
 
 module = _Module("cupy")
 module.ndarray = DeviceArray
+module.cuda = types.SimpleNamespace(Device=lambda id=0: contextlib.nullcontext())
+
+
+def _index(index):
+    """An index with its arrays on the host: CuPy, like this, takes host index arrays too."""
+    items = index if isinstance(index, tuple) else (index,)
+    return tuple(i.view(numpy.ndarray) if isinstance(i, DeviceArray) else i for i in items)
 
 
 def _scatter_add(a, index, values):
-    numpy.add.at(a.view(numpy.ndarray), _plain(index), _plain(values))
+    numpy.add.at(a.view(numpy.ndarray), _index(index), _plain(values))
+
+
+class _Special(types.ModuleType):
+    """``scipy.special`` on device arrays (CuPy's is ``cupyx.scipy.special``)."""
+
+    def __getattr__(self, name):
+        import scipy.special
+
+        attr = getattr(scipy.special, name)
+        return lambda *args: _wrap(attr(*_plain(list(args))))
 
 
 extras = types.ModuleType("cupyx")  # the part of cupyx that fnet calls
+extras.__path__ = []
 extras.scatter_add = _scatter_add
+extras.scipy = types.ModuleType("cupyx.scipy")
+extras.scipy.__path__ = []
+extras.scipy.special = _Special("cupyx.scipy.special")
+_EXTRAS = {"cupyx": extras, "cupyx.scipy": extras.scipy, "cupyx.scipy.special": extras.scipy.special}
 
 
 @contextlib.contextmanager
 def installed():
     """``fnet.backend`` sees ``module`` as an installed CuPy within the block."""
-    saved, saved_extras = backend._cupy_state, sys.modules.get("cupyx")
+    saved, saved_extras = backend._cupy_state, {name: sys.modules.get(name) for name in _EXTRAS}
     backend._cupy_state = (module, None)
-    sys.modules["cupyx"] = extras
+    sys.modules.update(_EXTRAS)
     try:
         yield module
     finally:
         backend._cupy_state = saved
-        if saved_extras is None:
-            del sys.modules["cupyx"]
-        else:
-            sys.modules["cupyx"] = saved_extras
+        for name, old in saved_extras.items():
+            if old is None:
+                del sys.modules[name]
+            else:
+                sys.modules[name] = old

@@ -45,3 +45,8 @@ def test_scalars_go_with_any_device():
         y = ops.multiply(device.asarray([1.0, 2.0]), numpy.float64(2.0))
         z = ops.add(3, device.asarray([1.0]))
     assert type(y) is DeviceArray and type(z) is DeviceArray
+
+
+def test_where_with_a_host_condition_names_both_devices():
+    with installed() as device, pytest.raises(DeviceError, match="condition on @numpy, x on @cupy:0"):
+        ops.where(numpy.array([True, False]), device.asarray([1.0, 2.0]), 0.0)
