@@ -20,6 +20,13 @@ _NEP50 = int(numpy.__version__.split(".")[0]) >= 2  # NumPy 2 already treats Pyt
 _PY_SCALARS = (bool, int, float, complex)
 
 
+# Types whose values go with a NumPy array: NumPy's arrays and scalars, Python's scalars (a set,
+# so that the device check costs one lookup on the hot path).
+_HOST_TYPES = frozenset(
+    {numpy.ndarray, *_PY_SCALARS, *(numpy.dtype(code).type for code in numpy.typecodes["All"])}
+)
+
+
 def _weak_to(scalar, dtype):
     """A weak scalar cast to an array's dtype where that keeps its value's kind."""
     if dtype.kind in "fc" and not isinstance(scalar, complex):
@@ -34,7 +41,8 @@ def _is_weak(x) -> bool:
 def binary_operands(op: str, x, y):
     """``(x, y)`` ready for a NumPy binary operation under fnet's dtype rules; a ``DeviceError``
     if they are arrays on different devices (e.g. a NumPy and a CuPy array)."""
-    if type(x) is not type(y) and not (_is_weak(x) or _is_weak(y)):  # one array type: one device
+    tx, ty = type(x), type(y)
+    if tx is not ty and (tx not in _HOST_TYPES or ty not in _HOST_TYPES):  # else: one device
         check_same_device(op, {"x": x, "y": y})
     dx = getattr(x, "dtype", None)
     dy = getattr(y, "dtype", None)
