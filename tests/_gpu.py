@@ -75,25 +75,31 @@ def as_float64(tree):
     )
 
 
-def _derivatives(f, args):
-    """``f(*args)``, the gradient of the sum of its outputs with respect to every argument, and
-    the gradient of the sum of squares of that gradient (a second-order quantity)."""
+def _derivatives(f, args, options):
+    """``f(*args, **options)``, the gradient of the sum of its outputs with respect to every
+    float argument, and the gradient of the sum of squares of that gradient (a second-order
+    quantity). ``options`` are not differentiated."""
     argnums = tuple(i for i, a in enumerate(args) if _is_float(a))
 
+    def g(*a):
+        return f(*a, **options)
+
     def first(*a):
-        return fnet.grad(lambda *b: sum_all(f(*b)), argnums=argnums)(*a)
+        return fnet.grad(lambda *b: sum_all(g(*b)), argnums=argnums)(*a)
+
+    def squares(*a):
+        return sum_all(fnet.tree.map(lambda d: ops.multiply(d, d), first(*a)))
 
     def second(*a):
-        return fnet.grad(
-            lambda *b: sum_all(fnet.tree.map(lambda g: ops.multiply(g, g), first(*b))), argnums=argnums
-        )(*a)
+        return fnet.grad(squares, argnums=argnums)(*a)
 
-    return f(*args), first(*args), second(*args)
+    return g(*args), first(*args), second(*args)
 
 
-def compare_with_cpu(f, args, device, rtol: float = RTOL) -> None:
-    """Run ``f`` and its derivatives on the host and on ``device``; assert they agree."""
-    expected = _derivatives(f, args)
-    actual = host(_derivatives(f, on_device(args, device)), device)
+def compare_with_cpu(f, args, device, rtol: float = RTOL, **options) -> None:
+    """Run ``f(*args, **options)`` and its derivatives (in ``args``) on the host and on
+    ``device`` (``args`` and the arrays among ``options`` sent there); assert they agree."""
+    expected = _derivatives(f, args, options)
+    actual = host(_derivatives(f, on_device(args, device), on_device(options, device)), device)
     for what, a, e in zip(("value", "gradient", "second order"), actual, expected):
         assert_close(a, e, what, rtol)
