@@ -43,17 +43,24 @@ def _wrap(x):
     return x
 
 
+class _CupyUfunc:
+    """What CuPy hands to ``__cupy_override_elementwise_kernel__``: a ufunc named ``cupy_<name>``."""
+
+    def __init__(self, ufunc):
+        self.name, self.nin = f"cupy_{ufunc.__name__}", ufunc.nin
+
+
 class DeviceArray(numpy.ndarray):
     """An array on the pretend device 0."""
 
     device = types.SimpleNamespace(id=0)
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        if any(
-            hasattr(x, "__array_ufunc__") and not isinstance(x, (numpy.ndarray, numpy.generic))
-            for x in inputs
-        ):
-            return NotImplemented  # a tracer: its own operators take over
+        for x in inputs:  # as CuPy's ufuncs do: an operand may take the operation over
+            if hasattr(x, "__cupy_override_elementwise_kernel__") and method == "__call__":
+                return x.__cupy_override_elementwise_kernel__(_CupyUfunc(ufunc), *inputs, **kwargs)
+            if not isinstance(x, (numpy.ndarray, numpy.generic, bool, int, float, complex)):
+                raise TypeError(f"Unsupported type {type(x)}")  # CuPy's words
         if "out" in kwargs:
             kwargs["out"] = tuple(_plain(o) for o in kwargs["out"])
         return _wrap(getattr(ufunc, method)(*(_plain(x) for x in inputs), **kwargs))

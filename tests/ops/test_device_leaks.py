@@ -50,3 +50,17 @@ def test_scalars_go_with_any_device():
 def test_where_with_a_host_condition_names_both_devices():
     with installed() as device, pytest.raises(DeviceError, match="condition on @numpy, x on @cupy:0"):
         ops.where(numpy.array([True, False]), device.asarray([1.0, 2.0]), 0.0)
+
+
+def test_a_device_array_operator_with_a_traced_value_is_recorded():
+    # CuPy's ufuncs hand a traced operand to its __cupy_override_elementwise_kernel__ (the LSTM
+    # cell's VJP and user code such as x * params["w"] take this path)
+    def f(w, x):
+        return ops.sum(x * w + x / w - x**w)
+
+    x, w = numpy.array([1.0, 2.0, 3.0]), numpy.array([0.5, 1.5, 2.5])
+    expected = fnet.grad(f)(w, x)
+    with installed() as device:
+        grad = fnet.grad(f)(device.asarray(w), device.asarray(x))
+    assert type(grad) is DeviceArray
+    numpy.testing.assert_array_max_ulp(grad.get(), expected, maxulp=0)
