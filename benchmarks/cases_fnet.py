@@ -24,19 +24,42 @@ import fnet
 import fnet.functions as F
 import fnet.ops as fo
 
+# The device the cases run on (use_device): the CPU unless the runner asks for a GPU.
+DEVICE = fnet.backend.CPU
+
 
 def init(threads):
     return {"version": f"fnet {getattr(fnet, '__version__', 'dev')}, numpy {np.__version__}"}
 
 
+def use_device(spec):
+    """Run the cases on ``spec`` (e.g. '@cupy:0'): their arrays are sent there by ``prepare``."""
+    global DEVICE
+    DEVICE = fnet.backend.get_device(spec)
+    cupy = DEVICE.xp
+    cupy.cuda.Device(DEVICE.id).use()
+    name = cupy.cuda.runtime.getDeviceProperties(DEVICE.id)["name"]
+    name = name.decode() if isinstance(name, bytes) else name
+    return {"device": f"{DEVICE}: {name}, CuPy {cupy.__version__}"}
+
+
+def prepare(data):
+    return fnet.backend.to_device(data, DEVICE)
+
+
+def sync():
+    if DEVICE is not fnet.backend.CPU:
+        DEVICE.xp.cuda.Device(DEVICE.id).synchronize()
+
+
 def to_numpy(result):
-    return np.asarray(result)
+    return fnet.backend.to_cpu(result)
 
 
 def mlp_params(data):
     """Nested dict {"l0": {"W": (in, out), "b": (out,)}, ...}."""
     return {
-        f"l{i}": {"W": np.ascontiguousarray(data[f"W{i}"].T), "b": data[f"b{i}"]}
+        f"l{i}": {"W": fnet.backend.xp(data["x"]).ascontiguousarray(data[f"W{i}"].T), "b": data[f"b{i}"]}
         for i in range(n_layers(data))
     }
 
@@ -148,7 +171,7 @@ def lstm_lm_step(data):
     tokens = data["tokens"]
     params = {k: v for k, v in data.items() if k != "tokens"}
     batch, units = tokens.shape[1], data["lat0_W"].shape[1]
-    zeros = np.zeros((batch, units), np.float32)
+    zeros = fnet.backend.xp(tokens).zeros((batch, units), np.float32)
     state = {"params": params, "lstm": [(zeros, zeros)] * LM_LAYERS}
 
     def loss_fn(p, lstm_state):
@@ -172,7 +195,7 @@ def lstm_lm_step(data):
     def step():
         (loss, state["lstm"]), grads = value_and_grad(state["params"], state["lstm"])
         # Chainer's GradientClipping: scale all gradients by LM_CLIP / global norm when it is above 1.
-        norm = sum(float(np.vdot(g, g)) for g in fnet.tree.leaves(grads)) ** 0.5
+        norm = sum(float((g * g).sum()) for g in fnet.tree.leaves(grads)) ** 0.5
         scale = -LM_LR * min(1.0, LM_CLIP / norm)
         state["params"] = fnet.tree.map(lambda p, g: g * scale + p, state["params"], grads)
         return loss

@@ -31,8 +31,31 @@ def init(threads):
     }
 
 
+# The device the cases run on (use_device): "cpu" unless the runner asks for a GPU.
+DEVICE = "cpu"
+
+
+def use_device(spec):
+    """Run the cases on the CUDA device of ``spec`` ('@cupy:N' names CUDA device N)."""
+    global DEVICE
+    DEVICE = f"cuda:{int(spec.partition(':')[2] or 0)}"
+    torch.cuda.set_device(DEVICE)
+    torch.set_default_device(DEVICE)  # modules and torch.zeros are made there
+    return {"device": f"{DEVICE}: {torch.cuda.get_device_name(DEVICE)}, CUDA {torch.version.cuda}"}
+
+
+def sync():
+    if DEVICE != "cpu":
+        torch.cuda.synchronize()
+
+
+def tensor(array):
+    """A tensor of the NumPy ``array`` on the device the cases run on."""
+    return torch.from_numpy(array).to(DEVICE)
+
+
 def to_numpy(result):
-    return result.detach().numpy()
+    return result.detach().cpu().numpy()
 
 
 class MLP(torch.nn.Module):
@@ -45,8 +68,8 @@ class MLP(torch.nn.Module):
             W, b = data[f"W{i}"], data[f"b{i}"]
             layer = torch.nn.Linear(W.shape[1], W.shape[0])
             with torch.no_grad():
-                layer.weight.copy_(torch.from_numpy(W))
-                layer.bias.copy_(torch.from_numpy(b))
+                layer.weight.copy_(tensor(W))
+                layer.bias.copy_(tensor(b))
             layers.append(layer)
         self.layers = torch.nn.ModuleList(layers)
         self.act = act
@@ -60,7 +83,7 @@ class MLP(torch.nn.Module):
 def per_op(data):
     fns = {"sin": torch.sin, "tanh": torch.tanh, "exp": torch.exp, "scale": lambda y: y * SCALE}
     seq = [fns[name] for name in op_sequence()]
-    x = torch.from_numpy(data["x"]).requires_grad_()
+    x = tensor(data["x"]).requires_grad_()
 
     def step():
         y = x
@@ -77,8 +100,8 @@ def per_op(data):
 def mlp_step(data):
     model = MLP(data, torch.relu)
     opt = torch.optim.SGD(model.parameters(), lr=LR)
-    x = torch.from_numpy(data["x"])
-    t = torch.from_numpy(data["t"].astype(np.int64))
+    x = tensor(data["x"])
+    t = tensor(data["t"].astype(np.int64))
 
     def step():
         loss = F.cross_entropy(model(x), t)
@@ -94,7 +117,7 @@ def grad_penalty(data):
     model = MLP(data, torch.tanh)
     opt = torch.optim.SGD(model.parameters(), lr=LR)
     params = list(model.parameters())
-    x = torch.from_numpy(data["x"]).requires_grad_()
+    x = tensor(data["x"]).requires_grad_()
 
     def step():
         out = model(x)
@@ -111,8 +134,8 @@ def grad_penalty(data):
 
 
 def softmax_xent(data):
-    x = torch.from_numpy(data["x"]).requires_grad_()
-    t = torch.from_numpy(data["t"].astype(np.int64))
+    x = tensor(data["x"]).requires_grad_()
+    t = tensor(data["t"].astype(np.int64))
 
     def step():
         loss = F.cross_entropy(x, t)
@@ -140,15 +163,15 @@ class RNNLM(torch.nn.Module):
         self.cells = torch.nn.ModuleList(torch.nn.LSTMCell(units, units) for _ in range(LM_LAYERS))
         self.out = torch.nn.Linear(units, vocab)
         with torch.no_grad():
-            self.embed.weight.copy_(torch.from_numpy(data["embed_W"]))
+            self.embed.weight.copy_(tensor(data["embed_W"]))
             for layer, cell in enumerate(self.cells):
-                cell.weight_ih.copy_(torch.from_numpy(chainer_gates_to_torch(data[f"up{layer}_W"])))
-                cell.bias_ih.copy_(torch.from_numpy(chainer_gates_to_torch(data[f"up{layer}_b"])))
-                cell.weight_hh.copy_(torch.from_numpy(chainer_gates_to_torch(data[f"lat{layer}_W"])))
+                cell.weight_ih.copy_(tensor(chainer_gates_to_torch(data[f"up{layer}_W"])))
+                cell.bias_ih.copy_(tensor(chainer_gates_to_torch(data[f"up{layer}_b"])))
+                cell.weight_hh.copy_(tensor(chainer_gates_to_torch(data[f"lat{layer}_W"])))
                 cell.bias_hh.zero_()
                 cell.bias_hh.requires_grad_(False)  # Chainer's lateral link has no bias
-            self.out.weight.copy_(torch.from_numpy(data["out_W"]))
-            self.out.bias.copy_(torch.from_numpy(data["out_b"]))
+            self.out.weight.copy_(tensor(data["out_W"]))
+            self.out.bias.copy_(tensor(data["out_b"]))
 
     def forward(self, x, state):
         h = self.embed(x)
@@ -163,7 +186,7 @@ def lstm_lm_step(data):
     model = RNNLM(data)
     params = [p for p in model.parameters() if p.requires_grad]
     opt = torch.optim.SGD(params, lr=LM_LR)
-    tokens = torch.from_numpy(data["tokens"].astype(np.int64))
+    tokens = tensor(data["tokens"].astype(np.int64))
     zeros = torch.zeros(tokens.shape[1], model.out.in_features)
     carried = {"state": [(zeros, zeros)] * LM_LAYERS}
 
@@ -191,20 +214,20 @@ class ConvNet(torch.nn.Module):
         super().__init__()
         convs = []
         for i in range(len(CNN_CHANNELS)):
-            W = torch.from_numpy(data[f"conv{i}_W"])
+            W = tensor(data[f"conv{i}_W"])
             conv = torch.nn.Conv2d(W.shape[1], W.shape[0], 3, padding=1)
             with torch.no_grad():
                 conv.weight.copy_(W)
-                conv.bias.copy_(torch.from_numpy(data[f"conv{i}_b"]))
+                conv.bias.copy_(tensor(data[f"conv{i}_b"]))
             convs.append(conv)
         self.convs = torch.nn.ModuleList(convs)
         self.fcs = torch.nn.ModuleList()
         for i in range(2):
-            W = torch.from_numpy(data[f"fc{i}_W"])
+            W = tensor(data[f"fc{i}_W"])
             fc = torch.nn.Linear(W.shape[1], W.shape[0])
             with torch.no_grad():
                 fc.weight.copy_(W)
-                fc.bias.copy_(torch.from_numpy(data[f"fc{i}_b"]))
+                fc.bias.copy_(tensor(data[f"fc{i}_b"]))
             self.fcs.append(fc)
 
     def forward(self, x):
@@ -218,8 +241,8 @@ def cnn_step(data):
     # PyTorch's Adam adds eps to sqrt(v / (1 - beta2^t)) where Chainer adds it to sqrt(v): the
     # same step up to a rescaled eps, which is negligible next to sqrt(v) here.
     opt = torch.optim.Adam(model.parameters(), lr=ADAM_ALPHA, betas=(ADAM_BETA1, ADAM_BETA2), eps=ADAM_EPS)
-    x = torch.from_numpy(data["x"])
-    t = torch.from_numpy(data["t"].astype(np.int64))
+    x = tensor(data["x"])
+    t = tensor(data["t"].astype(np.int64))
 
     def step():
         loss = F.cross_entropy(model(x), t)
@@ -235,8 +258,8 @@ def mlp_adam_step(data):
     model = MLP(data, torch.relu)
     # eps is added to sqrt(v / (1 - beta2^t)) here, to sqrt(v) in Chainer: see cnn_step
     opt = torch.optim.Adam(model.parameters(), lr=ADAM_ALPHA, betas=(ADAM_BETA1, ADAM_BETA2), eps=ADAM_EPS)
-    x = torch.from_numpy(data["x"])
-    t = torch.from_numpy(data["t"].astype(np.int64))
+    x = tensor(data["x"])
+    t = tensor(data["t"].astype(np.int64))
 
     def step():
         loss = F.cross_entropy(model(x), t)

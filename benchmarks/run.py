@@ -24,6 +24,10 @@ over its time at 1 thread, with fnet's and fnet.compat's flagged where it is
 more than 10% above.  ``--threads N`` (or ``--threads default``) runs only
 that setting.
 
+``--device @cupy:0`` runs fnet (its arrays on that GPU, through CuPy) and PyTorch (on the CUDA
+device of the same number) on a GPU, each repetition timed until the device has finished its
+work; the frameworks that have no GPU path here are listed as not run, with the reason.
+
 ``--baseline DIR`` adds fnet and fnet.compat as they stand in another checkout DIR (e.g. a
 ``git worktree`` of the commit before a change) to the same interleaved run, each with that
 checkout's own case code, and ends with a table of this checkout's time over the baseline's:
@@ -62,6 +66,14 @@ FRAMEWORKS = {
     "numpy": ("NumPy by hand", sys.executable, []),
 }
 PEERS = ("chainer", "torch")
+# the frameworks that do not run on a GPU here, and why (--device @cupy:N)
+NOT_ON_GPU = {
+    "chainer": "Chainer 7.8.1 needs NumPy < 2 and a CuPy of its time (cupy-cuda 7.x); it does not "
+    "import next to this machine's NumPy 2 and CuPy 14",
+    "numpy": "NumPy by hand is the CPU floor: it has no GPU path",
+    "compat": "Chainer's case code (cases_chainer.py) keeps its links on the CPU; fnet.compat on a "
+    "GPU is checked by the gpu tests, not timed",
+}
 # whose time fnet's is divided by, in the table
 RATIO_PEERS = PEERS + ("numpy",)
 # None: the machine's default threads (the thread variables unset)
@@ -97,7 +109,7 @@ class WorkerError(Exception):
 class Worker:
     """A worker subprocess spoken to in JSON lines."""
 
-    def __init__(self, name, threads, logdir):
+    def __init__(self, name, threads, logdir, device="@numpy"):
         self.name = name
         self.threads = threads
         label, python, paths = FRAMEWORKS[name]
@@ -117,7 +129,8 @@ class Worker:
                 name.partition("@")[0],
                 "--threads",
                 setting_key(threads),
-            ],
+            ]
+            + ([] if device == "@numpy" else ["--device", device]),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self.log,
@@ -310,6 +323,12 @@ def parse_args(argv):
         help="also run fnet and fnet.compat of the checkout DIR, interleaved, and compare",
     )
     ap.add_argument("--json", metavar="PATH", help="also write all timings to PATH as JSON")
+    ap.add_argument(
+        "--device",
+        default="@numpy",
+        help="'@numpy' (the CPU, the default) or a GPU, '@cupy:N': fnet's arrays on CuPy device N, "
+        "PyTorch on cuda:N; frameworks without a GPU path are listed as not run",
+    )
     ap.add_argument("-v", "--verbose", action="store_true", help="also print min and spread per measurement")
     args = ap.parse_args(argv)
     quick = args.quick
@@ -321,7 +340,12 @@ def parse_args(argv):
         args.warmup = 0.1 if quick else 0.5
     if args.settle is None:
         args.settle = 0.3
-    if args.threads is None:
+    gpu = args.device != "@numpy"
+    if gpu and not (args.device == "@cupy" or args.device.startswith("@cupy:") and args.device[6:].isdigit()):
+        ap.error(f"--device must be '@numpy' or '@cupy:N', got {args.device!r}")
+    if args.threads is None and gpu:
+        args.settings = [1]  # the host side of a GPU step is one Python thread
+    elif args.threads is None:
         args.settings = [1, DEFAULT]
     elif args.threads == "default":
         args.settings = [DEFAULT]
@@ -397,6 +421,7 @@ def main(argv=None):
                 f"{setting_label(threads)} per framework: {'/'.join(THREAD_VARS[:3])}={threads}, "
                 f"torch.set_num_threads({threads})"
             )
+    print(f"device: {args.device}")
     quick = " (--quick: smoke test, not a measurement)" if args.quick else ""
     print(
         f"rounds: {args.rounds}, batch ~{args.batch_time:.2g} s, warm-up {args.warmup:.2g} s, "
@@ -412,6 +437,14 @@ def main(argv=None):
     # One worker per framework and setting, keyed (name, threads).
     notes = []
     workers = {}
+    if args.device != "@numpy":
+        for name in [n for n in args.frameworks if n.partition("@")[0] in NOT_ON_GPU]:
+            notes.append(f"{name}: not run on {args.device}: {NOT_ON_GPU[name.partition('@')[0]]}")
+            args.frameworks.remove(name)
+        if "torch" in args.frameworks and not os.path.exists(FRAMEWORKS["torch"][1]):
+            # a GPU machine has its CUDA build of PyTorch beside fnet, not in a CPU-only venv
+            label, _, paths = FRAMEWORKS["torch"]
+            FRAMEWORKS["torch"] = (label, sys.executable, paths)
     for threads in args.settings:
         for name in args.frameworks:
             python = FRAMEWORKS[name][1]
@@ -420,14 +453,15 @@ def main(argv=None):
                     notes.append(f"{name}: not set up, run benchmarks/setup_peers.sh")
                 continue
             try:
-                workers[name, threads] = Worker(name, threads, tmp.name)
+                workers[name, threads] = Worker(name, threads, tmp.name, args.device)
             except OSError as e:
                 notes.append(f"{name} ({setting_label(threads)}): cannot start {python}: {e}")
     for (name, threads), w in list(workers.items()):
         try:
             info = w.wait_ready(timeout=300)
             if threads == args.settings[0]:
-                print(f"  {name + ':':<8} {info['version']}, Python {info['python']}")
+                on = f"; {info['device']}" if "device" in info else ""
+                print(f"  {name + ':':<8} {info['version']}, Python {info['python']}{on}")
         except WorkerError as e:
             hint = " (run benchmarks/setup_peers.sh)" if name in PEERS else ""
             notes.append(

@@ -1,6 +1,6 @@
 """Benchmark worker: one persistent process per framework.
 
-    python benchmarks/worker.py FRAMEWORK --threads N|default
+    python benchmarks/worker.py FRAMEWORK --threads N|default [--device SPEC]
 
 With ``--threads N`` the thread variables (THREAD_VARS) are set to N before
 anything is imported; with ``--threads default`` they are left as the
@@ -29,7 +29,12 @@ A case module provides:
                               leave cases out: the runner shows them as n/a),
                               step() runs one repetition synchronously and
                               returns its result (a loss or a gradient)
-    to_numpy(result) -> numpy array
+    to_numpy(result) -> numpy array (moved to the host)
+    use_device(spec) -> dict  optional: run the cases on device SPEC ('@cupy:0'); the
+                              device's name. A module without it runs on the CPU only
+    prepare(data) -> data     optional: the case's arrays sent to that device
+    sync()                    optional: wait for the device's queued work; called after
+                              every repetition, before the clock stops
 
 This file imports no deep-learning framework itself.
 """
@@ -97,13 +102,19 @@ def thread_pools():
     return [{"library": name, "api": None, "threads": None} for name in names]
 
 
-def time_reps(step, reps):
-    """Seconds taken by each of ``reps`` calls of ``step``."""
+def _no_sync():
+    pass
+
+
+def time_reps(step, reps, sync=_no_sync):
+    """Seconds taken by each of ``reps`` calls of ``step`` (each followed by ``sync()``, which
+    waits for the work a GPU framework has only queued)."""
     clock = time.perf_counter
     times = []
     for _ in range(reps):
         t0 = clock()
         step()
+        sync()
         times.append(clock() - t0)
     return times
 
@@ -118,6 +129,8 @@ class Worker:
     def __init__(self, module):
         self.module = module
         self.steps = {}
+        self.sync = getattr(module, "sync", _no_sync)
+        self.prepare = getattr(module, "prepare", lambda arrays: arrays)
 
     def setup(self, case, data, warmup):
         import numpy as np
@@ -125,7 +138,7 @@ class Worker:
         t0 = time.perf_counter()
         with np.load(data) as f:
             arrays = {k: f[k] for k in f.files}
-        step = self.module.CASES[case](arrays)
+        step = self.module.CASES[case](self.prepare(arrays))
         probe = []
         dtype = None
         for _ in range(2):
@@ -135,7 +148,7 @@ class Worker:
         times = []
         deadline = time.perf_counter() + warmup
         while len(times) < 3 or time.perf_counter() < deadline:
-            times += time_reps(step, 1)
+            times += time_reps(step, 1, self.sync)
         self.steps[case] = step
         # The first warm-up repetitions may still be cold: estimate from
         # the second half.
@@ -150,13 +163,14 @@ class Worker:
     def time(self, case, reps):
         step = self.steps[case]
         gc.collect()
-        return {"times": time_reps(step, reps)}
+        return {"times": time_reps(step, reps, self.sync)}
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("framework")
     ap.add_argument("--threads", default="1", help="a number, or 'default' to leave the thread variables")
+    ap.add_argument("--device", default="@numpy", help="'@numpy' (the CPU) or a GPU such as '@cupy:0'")
     args = ap.parse_args()
     threads = None if args.threads == "default" else int(args.threads)
 
@@ -177,6 +191,10 @@ def main():
     try:
         module = importlib.import_module("cases_" + args.framework)
         info = module.init(threads)
+        if args.device != "@numpy":
+            if not hasattr(module, "use_device"):
+                raise RuntimeError(f"the {args.framework} cases run on the CPU only, not on {args.device}")
+            info.update(module.use_device(args.device))
         info["python"] = sys.version.split()[0]
         info["cases"] = list(module.CASES)
     except BaseException:

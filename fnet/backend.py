@@ -17,6 +17,7 @@ import attrs
 import numpy
 
 from . import tree as _tree
+from .errors import DeviceError, message
 
 __all__ = [
     "xp",
@@ -30,6 +31,7 @@ __all__ = [
     "GpuDevice",
     "get_device",
     "get_device_from_array",
+    "check_same_device",
     "to_device",
     "to_cpu",
     "using_device",
@@ -139,10 +141,10 @@ class CpuDevice(Device):
         return numpy
 
     def send(self, array):
+        if type(array).__module__.startswith("cupy"):  # a cupy array (as xp tells them)
+            return array.get()
         if isinstance(array, numpy.ndarray) or numpy.isscalar(array):
             return array
-        if hasattr(array, "get"):  # a cupy array
-            return array.get()
         return numpy.asarray(array)
 
     def __str__(self):
@@ -196,6 +198,38 @@ def get_device_from_array(array) -> Device:
     if xp(array) is numpy:
         return CPU
     return GpuDevice(array.device.id)
+
+
+def _device_name(x) -> str | None:
+    """``'@numpy'``, ``'@cupy:N'``, or None for a scalar (which goes with any device)."""
+    if type(x).__module__.startswith("cupy"):
+        return f"@cupy:{x.device.id}"
+    if isinstance(x, numpy.ndarray):
+        return "@numpy"
+    return None
+
+
+def check_same_device(op: str, operands: dict) -> None:
+    """Raise a ``DeviceError`` naming both devices if the arrays among ``operands`` (name ->
+    value) do not all live on one device. Scalars and NumPy scalars go with any device."""
+    seen = {}
+    for name, value in operands.items():
+        while hasattr(value, "record"):  # look through tracers
+            value = value.value
+        device = _device_name(value)
+        if device is not None:
+            seen.setdefault(device, name)
+    if len(seen) > 1:
+        (first, a), (second, b) = list(seen.items())[:2]
+        raise DeviceError(
+            message(
+                op,
+                f"operands live on different devices: {a} on {first}, {b} on {second}",
+                operands,
+                f"move one of them first, e.g. {b} = fnet.backend.to_device({b}, '{first}') "
+                f"(or fnet.backend.to_cpu)",
+            )
+        )
 
 
 def current_device() -> Device:

@@ -15,6 +15,7 @@ __all__ = [
     "InvalidInputError",
     "ShapeError",
     "DTypeError",
+    "DeviceError",
     "ArgumentTypeError",
     "TreeStructureError",
     "NonDifferentiableError",
@@ -41,6 +42,10 @@ class ShapeError(InvalidInputError):
 
 class DTypeError(InvalidInputError, TypeError):
     """Operand dtypes do not fit together (or do not fit the operation)."""
+
+
+class DeviceError(InvalidInputError, TypeError):
+    """Operands live on different devices (a NumPy and a CuPy array, or two GPUs)."""
 
 
 class ArgumentTypeError(InvalidInputError, TypeError):

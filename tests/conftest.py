@@ -1,4 +1,5 @@
-"""Shared test setup: skip ``gpu`` tests without CuPy and a device, and scratch primitives."""
+"""Shared test setup: the device of the ``gpu`` tests (``--gpu-device``; skipped without CuPy and a
+CUDA device when it is a GPU), and scratch primitives."""
 
 from __future__ import annotations
 
@@ -9,12 +10,40 @@ import pytest
 
 import fnet
 
+from . import _device_double
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--gpu-device",
+        default="@cupy:0",
+        help="the device that the tests marked gpu run on (fixture gpu_device): '@cupy:N' (the "
+        "default, @cupy:0; skipped without CuPy and a CUDA device), '@numpy' (the same tests on "
+        "the CPU, to check their logic), or '@double' (a stand-in device that refuses to mix with "
+        "host arrays, as CuPy does)",
+    )
+
 
 def pytest_runtest_setup(item):
     if item.get_closest_marker("gpu") is not None and not fnet.backend.cupy_available():
-        pytest.skip("needs CuPy and a CUDA device")
+        # a test that takes its device from gpu_device runs on the CPU too (--gpu-device=@numpy)
+        if "gpu_device" not in getattr(item, "fixturenames", ()):
+            pytest.skip("needs CuPy and a CUDA device")
+        if item.config.getoption("--gpu-device").startswith("@cupy"):
+            pytest.skip("needs CuPy and a CUDA device (or run with --gpu-device=@numpy)")
     if item.get_closest_marker("mpi") is not None and importlib.util.find_spec("mpi4py") is None:
         pytest.skip("needs mpi4py")
+
+
+@pytest.fixture
+def gpu_device(request):
+    """The fnet Device that the gpu tests send their inputs to (``--gpu-device``)."""
+    spec = request.config.getoption("--gpu-device")
+    if spec == "@double":
+        with _device_double.installed():
+            yield fnet.backend.get_device("@cupy:0")
+    else:
+        yield fnet.backend.get_device(spec)
 
 
 @pytest.fixture

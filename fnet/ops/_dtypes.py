@@ -11,12 +11,20 @@ from __future__ import annotations
 
 import numpy
 
+from ..backend import check_same_device
 from ..errors import DTypeError, message
 
 __all__ = ["binary_operands", "strict_float_operands"]
 
 _NEP50 = int(numpy.__version__.split(".")[0]) >= 2  # NumPy 2 already treats Python scalars as weak
 _PY_SCALARS = (bool, int, float, complex)
+
+
+# Types whose values go with a NumPy array: NumPy's arrays and scalars, Python's scalars (a set,
+# so that the device check costs one lookup on the hot path).
+_HOST_TYPES = frozenset(
+    {numpy.ndarray, *_PY_SCALARS, *(numpy.dtype(code).type for code in numpy.typecodes["All"])}
+)
 
 
 def _weak_to(scalar, dtype):
@@ -31,7 +39,11 @@ def _is_weak(x) -> bool:
 
 
 def binary_operands(op: str, x, y):
-    """``(x, y)`` ready for a NumPy binary operation under fnet's dtype rules."""
+    """``(x, y)`` ready for a NumPy binary operation under fnet's dtype rules; a ``DeviceError``
+    if they are arrays on different devices (e.g. a NumPy and a CuPy array)."""
+    tx, ty = type(x), type(y)
+    if tx is not ty and (tx not in _HOST_TYPES or ty not in _HOST_TYPES):  # else: one device
+        check_same_device(op, {"x": x, "y": y})
     dx = getattr(x, "dtype", None)
     dy = getattr(y, "dtype", None)
     if dx is dy:  # the same dtype, or two Python scalars

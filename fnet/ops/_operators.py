@@ -51,6 +51,25 @@ def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
     return op(*inputs)
 
 
+# CuPy's ufuncs (``cupy_array * traced``) hand a traced operand to its
+# ``__cupy_override_elementwise_kernel__``, with CuPy's ufunc, whose name is "cupy_" + NumPy's.
+_UFUNCS_BY_CUPY_NAME = {f"cupy_{ufunc.__name__}": op for ufunc, op in _UFUNCS.items()}
+
+
+def _cupy_elementwise(self, ufunc, *inputs, **kwargs):
+    op = _UFUNCS_BY_CUPY_NAME.get(getattr(ufunc, "name", None))
+    if op is None or kwargs or len(inputs) != ufunc.nin:
+        raise TracerConversionError(
+            message(
+                f"cupy ufunc {getattr(ufunc, 'name', ufunc)!r}",
+                "this CuPy operation cannot be applied to a traced value",
+                {"value": self},
+                "use the fnet.ops function of the same purpose on traced values",
+            )
+        )
+    return op(*inputs)
+
+
 def install() -> None:
     """Give Tracer its operators and array methods."""
     for name, op in _BINARY.items():
@@ -68,6 +87,7 @@ def install() -> None:
     Tracer.__ge__ = _method(compare.greater_equal)
     Tracer.__hash__ = object.__hash__
     Tracer.__array_ufunc__ = _array_ufunc
+    Tracer.__cupy_override_elementwise_kernel__ = _cupy_elementwise
     Tracer.T = property(lambda self: shape.transpose(self))
     Tracer.mT = property(lambda self: shape.swapaxes(self, -1, -2))
     Tracer.reshape = lambda self, *s: shape.reshape(self, s[0] if len(s) == 1 else s)

@@ -9,6 +9,7 @@ import numpy
 
 from ..autodiff import primitive
 from ..autodiff.tracer import unbox_all
+from ..backend import check_same_device
 from ..errors import ShapeError, message
 from ._dtypes import binary_operands
 from .broadcast import _sum_to
@@ -281,6 +282,8 @@ def _select_by_mask(condition, x, y):
 
 @primitive
 def _where(condition, x, y):
+    if type(condition) is not type(x) or type(condition) is not type(y):
+        check_same_device("where", {"condition": condition, "x": x, "y": y})
     x, y = binary_operands("where", x, y)
     out = _select_by_mask(condition, x, y)
     return numpy.where(condition, x, y) if out is None else out

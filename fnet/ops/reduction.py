@@ -270,11 +270,13 @@ def _cumprod_vjp(g, ans, x, *, axis):
     if backend.xp(raw).all(raw != 0):  # d out_j / d x_i = out_j / x_i for j >= i
         return divide(flip(_cumsum(flip(multiply(g, ans), axis), axis=axis), axis), x)
     # With zeros, no division: M[..., i, j] = prod of x_k for k <= j, k != i.
+    # The constants are made by x's array module, on x's device.
+    xp = backend.xp(raw)
     lanes = moveaxis(x, axis, -1)
     n = _shape(lanes)[-1]
-    eye = numpy.eye(n, dtype=bool)
+    eye = xp.eye(n, dtype=bool)
     products = _cumprod(where(eye, 1, expand_dims(lanes, -2)), axis=-1)
-    upper = numpy.triu(numpy.ones((n, n), dtype=raw.dtype))
+    upper = xp.triu(xp.ones((n, n), dtype=raw.dtype))
     grad = sum(multiply(multiply(products, upper), expand_dims(moveaxis(g, axis, -1), -2)), axis=-1)
     return moveaxis(grad, -1, axis)
 

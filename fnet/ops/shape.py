@@ -283,13 +283,13 @@ def repeat(x, repeats, axis=None):
         x, axis = ravel(x), 0
     shape = _shape(x)
     (axis,) = _normalize_axes(axis, len(shape), "repeat")
-    index = numpy.repeat(numpy.arange(shape[axis]), repeats)
+    index = backend.xp(x).asarray(numpy.repeat(numpy.arange(shape[axis]), repeats))
     return getitem(x, (slice(None),) * axis + (index,))
 
 
 def take(a, indices, axis=None):
     """Elements of ``a`` at ``indices`` along ``axis`` (of the flattened array if None)."""
-    indices = numpy.asarray(unbox_all(indices)) if isinstance(indices, list) else unbox_all(indices)
+    indices = backend.xp(a).asarray(unbox_all(indices)) if isinstance(indices, list) else unbox_all(indices)
     if axis is None:
         return getitem(ravel(a), indices)
     ndim = len(_shape(a))
@@ -346,7 +346,7 @@ def pad(x, pad_width, mode: str = "constant", constant_values=0):
             f"pad: mode {mode!r} is not supported; use constant, edge, reflect, symmetric or wrap"
         )
     index = numpy.pad(numpy.arange(int(numpy.prod(shape))).reshape(shape), widths, mode=mode)
-    return take(x, index)
+    return take(x, backend.xp(x).asarray(index))
 
 
 def diagonal(x, offset: int = 0, axis1: int = 0, axis2: int = 1):
@@ -358,6 +358,7 @@ def diagonal(x, offset: int = 0, axis1: int = 0, axis2: int = 1):
     n1, n2 = shape[a1], shape[a2]
     start1, start2 = max(-offset, 0), max(offset, 0)
     length = max(0, min(n1 - start1, n2 - start2))
-    rows = numpy.arange(start1, start1 + length)
-    cols = numpy.arange(start2, start2 + length)
+    xp = backend.xp(x)
+    rows = xp.arange(start1, start1 + length)
+    cols = xp.arange(start2, start2 + length)
     return getitem(moveaxis(x, (a1, a2), (-2, -1)), (Ellipsis, rows, cols))

@@ -1,0 +1,66 @@
+"""Host arrays must not meet device arrays: the places where fnet once built host constants into
+values that may live on a GPU, run on a stand-in device that refuses host operands as CuPy does."""
+
+from __future__ import annotations
+
+import numpy
+import pytest
+
+import fnet
+from fnet import ops
+from fnet.errors import DeviceError
+
+from .._device_double import DeviceArray, installed
+
+CASES = {
+    "cumprod with zeros": lambda x: ops.sum(ops.cumprod(x, axis=1)),
+    "repeat": lambda x: ops.sum(ops.repeat(x, 2, axis=1)),
+    "pad, edge mode": lambda x: ops.sum(ops.pad(x, 1, mode="edge")),
+    "diagonal": lambda x: ops.sum(ops.diagonal(x)),
+    "take with a list": lambda x: ops.sum(ops.take(x, [0, 2], axis=1)),
+}
+X = [[1.0, 0.0, 2.0], [3.0, 4.0, 0.5]]
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_gradient_stays_on_the_device(name):
+    f = CASES[name]
+    expected = fnet.grad(f)(numpy.array(X))
+    with installed() as device:
+        grad = fnet.grad(f)(device.asarray(X))
+    assert type(grad) is DeviceArray
+    numpy.testing.assert_array_max_ulp(grad.get(), expected, maxulp=0)  # the same NumPy arithmetic
+
+
+def test_mixing_host_and_device_arrays_names_both_devices():
+    with installed() as device, pytest.raises(DeviceError) as info:
+        ops.add(numpy.ones(3), device.asarray([1.0, 2.0, 3.0]))
+    text = str(info.value)
+    assert text.startswith("add: operands live on different devices")
+    assert "@numpy" in text and "@cupy:0" in text and "to_device" in text
+
+
+def test_scalars_go_with_any_device():
+    with installed() as device:
+        y = ops.multiply(device.asarray([1.0, 2.0]), numpy.float64(2.0))
+        z = ops.add(3, device.asarray([1.0]))
+    assert type(y) is DeviceArray and type(z) is DeviceArray
+
+
+def test_where_with_a_host_condition_names_both_devices():
+    with installed() as device, pytest.raises(DeviceError, match="condition on @numpy, x on @cupy:0"):
+        ops.where(numpy.array([True, False]), device.asarray([1.0, 2.0]), 0.0)
+
+
+def test_a_device_array_operator_with_a_traced_value_is_recorded():
+    # CuPy's ufuncs hand a traced operand to its __cupy_override_elementwise_kernel__ (the LSTM
+    # cell's VJP and user code such as x * params["w"] take this path)
+    def f(w, x):
+        return ops.sum(x * w + x / w - x**w)
+
+    x, w = numpy.array([1.0, 2.0, 3.0]), numpy.array([0.5, 1.5, 2.5])
+    expected = fnet.grad(f)(w, x)
+    with installed() as device:
+        grad = fnet.grad(f)(device.asarray(w), device.asarray(x))
+    assert type(grad) is DeviceArray
+    numpy.testing.assert_array_max_ulp(grad.get(), expected, maxulp=0)
