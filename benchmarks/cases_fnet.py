@@ -259,7 +259,8 @@ def normal_elbo(data):
     from fnet import distributions as D  # noqa: PLC0415 - only this case needs it
 
     params = {"loc": data["loc"], "log_scale": data["log_scale"]}
-    prior = D.Normal(np.zeros_like(data["loc"]), np.ones_like(data["loc"]))
+    xp = fnet.backend.xp(data["loc"])
+    prior = D.Normal(xp.zeros_like(data["loc"]), xp.ones_like(data["loc"]))
 
     def loss_fn(params, key):
         q = D.Normal(params["loc"], log_scale=params["log_scale"])

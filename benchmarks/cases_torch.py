@@ -272,8 +272,8 @@ def mlp_adam_step(data):
 
 
 def normal_elbo(data):
-    loc = torch.from_numpy(data["loc"]).requires_grad_()
-    log_scale = torch.from_numpy(data["log_scale"]).requires_grad_()
+    loc = tensor(data["loc"]).requires_grad_()
+    log_scale = tensor(data["log_scale"]).requires_grad_()
     prior = torch.distributions.Normal(torch.zeros_like(loc), torch.ones_like(loc))
 
     def step():

@@ -58,6 +58,11 @@ if "$PY" -c "import pytest_timeout" 2>/dev/null; then
     fi
 fi
 mapfile -t FILES < <(grep -rl --include='*.py' "mark.gpu" tests | sort)
+# CuPy compiles each new kernel on the CPU the first time: workers (pytest-xdist) share that out
+WORKERS=${GPU_TEST_WORKERS:-8}
+if [ "$WORKERS" -gt 1 ] && "$PY" -c "import xdist" 2>/dev/null; then
+    TIMEOUT_OPT+=(-n "$WORKERS")
+fi
 timeout -k 10 "$TEST_LIMIT" "$PY" -m pytest -m gpu -q -p no:cacheprovider --gpu-device=@cupy:0 \
     --junitxml="$OUT/gpu-tests.xml" "${TIMEOUT_OPT[@]}" -rfEs --durations=15 \
     --continue-on-collection-errors "${FILES[@]}" 2>&1 | tee "$OUT/gpu-tests.log"
@@ -66,7 +71,7 @@ echo "== gpu tests: exit status $TESTS_STATUS (124: stopped at the time limit)"
 
 echo "== gpu benchmarks (limit ${BENCH_LIMIT} s)"
 timeout -k 10 "$BENCH_LIMIT" "$PY" benchmarks/run.py --device @cupy:0 --frameworks fnet,torch \
-    --cases per_op,mlp_step,cnn_step,lstm_lm_step --rounds 5 --batch-time 0.1 --warmup 0.5 \
+    --cases per_op,mlp_step,cnn_step,lstm_lm_step,normal_elbo --rounds 5 --batch-time 0.1 --warmup 0.5 \
     > "$OUT/bench-gpu.txt" 2>&1
 echo "== gpu benchmarks: exit status $? (124: stopped at the time limit)" | tee -a "$OUT/bench-gpu.txt"
 cat "$OUT/bench-gpu.txt"
