@@ -142,7 +142,8 @@ class DeferringSum(Sum):
             total += ct
             return
         total = grads[record] = accumulate(total, ct)
-        if type(total) is not Tracer and getattr(total, "flags", None) is not None and total.flags.writeable:
+        flags = getattr(total, "flags", None)  # CuPy's have no writeable: a CuPy array always is
+        if type(total) is not Tracer and flags is not None and getattr(flags, "writeable", True):
             self.owned.add(record)
 
     def take(self) -> tuple:

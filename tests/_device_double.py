@@ -71,6 +71,14 @@ class DeviceArray(numpy.ndarray):
     def get(self):
         return self.view(numpy.ndarray).copy()
 
+    @property
+    def flags(self):
+        """CuPy's flags: contiguity and ownership, no ``writeable`` (a CuPy array always is)."""
+        plain = self.view(numpy.ndarray).flags
+        return types.SimpleNamespace(
+            c_contiguous=plain.c_contiguous, f_contiguous=plain.f_contiguous, owndata=self.base is None
+        )
+
 
 DeviceArray.__module__ = "cupy._device_double"
 

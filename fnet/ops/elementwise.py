@@ -220,7 +220,7 @@ abs = absolute
 sign = _unary(numpy.sign, differentiable=False)
 floor = _unary(numpy.floor, differentiable=False)
 ceil = _unary(numpy.ceil, differentiable=False)
-fix = _unary(numpy.fix, differentiable=False)
+fix = _unary(numpy.trunc, name="fix", differentiable=False)  # numpy.fix: deprecated in NumPy 2.5
 floor_divide = primitive(
     lambda x, y: numpy.floor_divide(*binary_operands("floor_divide", x, y)),
     name="floor_divide",
