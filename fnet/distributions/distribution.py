@@ -216,7 +216,7 @@ def _check(op: str, name: str, value, constraint) -> None:
             op,
             f"expected {name} {constraint.name}, got {int(broken.sum())} of {broken.size} "
             f"{'entries' if constraint.event_ndim == 0 else 'events'} that are not, the first at "
-            f"index {first}: {shown[first]}",
+            f"index {first}: {shown[first].tolist()}",
             {name: value},
             hint=f"{constraint.fix}; or build the distribution with validate_args=False (no checks)",
         )
