@@ -94,7 +94,7 @@ unit_interval = Constraint(
 half_open_unit_interval = Constraint(
     "in (0, 1]", "map it through sigmoid, or clip it to [tiny, 1]", lambda xp, x: (x > 0) & (x <= 1)
 )
-boolean = Constraint("0 or 1", "give 0 or 1 (or set binary_check=True)", lambda xp, x: (x == 0) | (x == 1))
+boolean = Constraint("0 or 1", "give 0 or 1", lambda xp, x: (x == 0) | (x == 1))
 nonnegative_integer = Constraint(
     "a nonnegative integer", "give counts 0, 1, 2...", lambda xp, x: (x >= 0) & _is_integer(xp, x)
 )

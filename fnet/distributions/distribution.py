@@ -200,6 +200,13 @@ def validate_args_field():
     return static_field(default=False, kw_only=True)
 
 
+def _show(a) -> str:
+    """An array on one line, each float by its shortest repr in its own dtype (``0.2``, not
+    ``0.20000000298``)."""
+    formatter = {"float_kind": lambda v: numpy.format_float_positional(v, trim="0")}
+    return " ".join(numpy.array2string(numpy.asarray(a), separator=", ", formatter=formatter).split())
+
+
 def _check(op: str, name: str, value, constraint) -> None:
     """Raise ``InvalidInputError`` where ``value`` breaks ``constraint``."""
     holds = constraint.holds(value)
@@ -216,7 +223,7 @@ def _check(op: str, name: str, value, constraint) -> None:
             op,
             f"expected {name} {constraint.name}, got {int(broken.sum())} of {broken.size} "
             f"{'entries' if constraint.event_ndim == 0 else 'events'} that are not, the first at "
-            f"index {first}: {shown[first].tolist()}",
+            f"index {first}: {_show(shown[first])}",
             {name: value},
             hint=f"{constraint.fix}; or build the distribution with validate_args=False (no checks)",
         )

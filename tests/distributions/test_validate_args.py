@@ -334,6 +334,10 @@ def test_the_message_counts_the_violations_and_shows_the_first():
     assert str(info.value).splitlines()[0] == (
         "Normal: expected scale positive, got 2 of 4 entries that are not, the first at index (1,): -1.0"
     )
+    with pytest.raises(InvalidInputError, match=r"got 1 of 1 events .* index \(0,\): \[0\.2, 0\.7\]\n"):
+        D.Categorical(
+            numpy.array([[0.2, 0.7]], dtype=numpy.float32), validate_args=True
+        )  # float32's shortest
     d = D.Uniform(low=numpy.zeros((2, 1)), high=numpy.ones((2, 1)), validate_args=True)
     with pytest.raises(
         InvalidInputError, match=r"got 2 of 6 entries that are not, the first at index \(0, 2\): 3\.0"
