@@ -420,3 +420,20 @@ def test_a_softmax_in_any_dtype_passes_the_simplex_check(dtype):
     D.Categorical(p, validate_args=True).log_prob(numpy.zeros(50, dtype=numpy.int64))
     with pytest.raises(InvalidInputError, match="a probability vector"):
         D.Categorical(p * dtype(1.1), validate_args=True)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", sorted(ROWS))
+def test_validation_on_a_gpu(name):
+    import cupy
+
+    row = ROWS[name]
+    on_gpu = fnet.backend.to_device(_arrays(row.params), "@cupy:0")
+    checked, plain = row.make(**on_gpu, validate_args=True), row.make(**on_gpu)
+    x = cupy.asarray(row.x)
+    numpy.testing.assert_array_equal(cupy.asnumpy(checked.log_prob(x)), cupy.asnumpy(plain.log_prob(x)))
+    with pytest.raises(InvalidInputError, match=_violation(f"{name}.log_prob", "x", row.x_constraint)):
+        checked.log_prob(cupy.asarray(row.bad_x))
+    for param, params, constraint in row.bad_params:
+        with pytest.raises(InvalidInputError, match=_violation(name, param, constraint)):
+            row.make(**fnet.backend.to_device(_arrays(params), "@cupy:0"), validate_args=True)
