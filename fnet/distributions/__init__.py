@@ -1,7 +1,10 @@
 """Probability distributions, pure: parameters are pytree leaves, sampling takes a key.
 
 ``Distribution`` is the base (Chainer's members); ``kl_divergence`` dispatches on the types of
-its two arguments to a function registered with ``register_kl``.
+its two arguments to a function registered with ``register_kl``. Every distribution takes the
+keyword-only option ``validate_args`` (default ``False``): with it, parameters outside their
+constraints (``distributions.constraints``) raise ``InvalidInputError`` when it is built, and so
+does an ``x`` outside the support in ``log_prob``, ``prob``, ``cdf``... (``icdf``: outside [0, 1]).
 """
 
 from __future__ import annotations

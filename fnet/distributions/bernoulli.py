@@ -9,7 +9,16 @@ from .. import backend, ops, random
 from .. import functions as F
 from ..autodiff import unbox_all
 from ..tree import static_field
-from .distribution import Distribution, check_one_of, check_params, register_kl
+from .constraints import boolean, extended_real, unit_interval
+from .distribution import (
+    Distribution,
+    check_one_of,
+    check_parameters,
+    check_params,
+    register_kl,
+    validate_args_field,
+    validated,
+)
 from .utils import xlogx
 
 __all__ = ["Bernoulli"]
@@ -23,10 +32,14 @@ class Bernoulli(Distribution):
     _p: object = None
     _logit: object = None
     binary_check: bool = static_field(default=False)
+    validate_args: bool = validate_args_field()
+    constraints = {"p": unit_interval, "logit": extended_real, "x": boolean}
 
     def __attrs_post_init__(self):
         check_one_of("Bernoulli", "p", self._p, "logit", self._logit)
         _ = self.batch_shape  # checks the parameters (dtypes, shapes that broadcast)
+        if self.validate_args:
+            check_parameters(self)
 
     @property
     def p(self):
@@ -75,6 +88,7 @@ class Bernoulli(Distribution):
         """Where ``x`` is neither 0 nor 1."""
         return ops.logical_and(ops.not_equal(x, 0), ops.not_equal(x, 1))
 
+    @validated
     def log_prob(self, x):
         """The log-probability of ``x``, read in the dtype of the parameters (as Chainer's)."""
         logit = self.logit
@@ -92,6 +106,7 @@ class Bernoulli(Distribution):
             y = ops.where(self._invalid(x), ops.full_like(y, -numpy.inf), y)
         return y
 
+    @validated
     def prob(self, x):
         p = self.p
         prob = x * p + (1 - x) * (1 - p)

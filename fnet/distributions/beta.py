@@ -8,7 +8,15 @@ import numpy
 from .. import backend, ops, random
 from .. import functions as F
 from ..autodiff import unbox_all
-from .distribution import Distribution, check_params, register_kl
+from .constraints import positive, unit_interval
+from .distribution import (
+    Distribution,
+    check_parameters,
+    check_params,
+    register_kl,
+    validate_args_field,
+    validated,
+)
 
 __all__ = ["Beta"]
 
@@ -21,9 +29,13 @@ class Beta(Distribution):
 
     a: object
     b: object
+    validate_args: bool = validate_args_field()
+    constraints = {"a": positive, "b": positive, "x": unit_interval}
 
     def __attrs_post_init__(self):
         _ = self.batch_shape  # checks the parameters (dtypes, shapes that broadcast)
+        if self.validate_args:
+            check_parameters(self)
 
     @property
     def batch_shape(self) -> tuple:
@@ -57,6 +69,7 @@ class Beta(Distribution):
             F.betaln(a, b) - (a - 1) * F.digamma(a) - (b - 1) * F.digamma(b) + (a + b - 2) * F.digamma(a + b)
         )
 
+    @validated
     def log_prob(self, x):
         """The log-density at ``x``; ``-inf`` outside ``[0, 1]``."""
         with numpy.errstate(invalid="ignore", divide="ignore"):  # x outside [0, 1]: replaced below

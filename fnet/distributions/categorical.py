@@ -9,7 +9,16 @@ from .. import backend, ops, random
 from .. import functions as F
 from ..autodiff import unbox_all
 from ..errors import ShapeError, message
-from .distribution import Distribution, check_one_of, check_params, register_kl
+from .constraints import dependent, extended_real, integer_interval, simplex
+from .distribution import (
+    Distribution,
+    check_one_of,
+    check_parameters,
+    check_params,
+    register_kl,
+    validate_args_field,
+    validated,
+)
 from .utils import xlogx
 
 __all__ = ["Categorical"]
@@ -49,10 +58,20 @@ class Categorical(Distribution):
 
     _p: object = None
     _logit: object = None
+    validate_args: bool = validate_args_field()
+    constraints = {
+        "p": simplex,
+        "logit": extended_real,
+        "x": dependent(
+            lambda d: integer_interval(0, numpy.shape(unbox_all(d._logit if d._p is None else d._p))[-1] - 1)
+        ),
+    }
 
     def __attrs_post_init__(self):
         check_one_of("Categorical", "p", self._p, "logit", self._logit)
         _ = self.batch_shape  # checks the parameters (dtypes, a last axis)
+        if self.validate_args:
+            check_parameters(self)
 
     @property
     def p(self):
@@ -81,6 +100,7 @@ class Categorical(Distribution):
     def entropy(self):
         return -ops.sum(xlogx(self.p), axis=-1)
 
+    @validated
     def log_prob(self, x):
         """``log_p`` at the categories ``x`` (integers; shape ``sample_shape + batch_shape``)."""
         log_p = self.log_p

@@ -11,7 +11,15 @@ import numpy
 from .. import functions as F
 from .. import ops
 from ._noise import open_uniform
-from .distribution import Distribution, check_params
+from .constraints import positive, real
+from .distribution import (
+    Distribution,
+    check_parameters,
+    check_params,
+    validate_args_field,
+    validated,
+    validated_quantile,
+)
 
 __all__ = ["Cauchy"]
 
@@ -25,9 +33,13 @@ class Cauchy(Distribution):
 
     loc: object
     scale: object
+    validate_args: bool = validate_args_field()
+    constraints = {"loc": real, "scale": positive, "x": real}
 
     def __attrs_post_init__(self):
         _ = self.batch_shape  # checks the parameters (dtypes, shapes that broadcast)
+        if self.validate_args:
+            check_parameters(self)
 
     @property
     def batch_shape(self) -> tuple:
@@ -68,12 +80,15 @@ class Cauchy(Distribution):
     def entropy(self):
         return F.log(4 * math.pi * self.scale)
 
+    @validated
     def log_prob(self, x):
         return F.log(self.scale) - F.log((x - self.loc) ** 2 + self.scale**2) - math.log(math.pi)
 
+    @validated
     def cdf(self, x):
         return F.arctan((x - self.loc) / self.scale) / math.pi + 0.5
 
+    @validated_quantile
     def icdf(self, x):
         return self.loc + self.scale * F.tan(math.pi * (x - 0.5))
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import attrs
 
 from .. import ops
-from .distribution import Distribution, check_params
+from .constraints import nonnegative, positive
+from .distribution import Distribution, check_parameters, check_params, validate_args_field, validated
 from .gamma import Gamma
 
 __all__ = ["Chisquare"]
@@ -19,9 +20,13 @@ class Chisquare(Distribution):
     the one of ``Gamma(k / 2, 2)``; sampling is not differentiable in ``k`` (as Chainer's)."""
 
     k: object
+    validate_args: bool = validate_args_field()
+    constraints = {"k": positive, "x": nonnegative}
 
     def __attrs_post_init__(self):
         _ = self.batch_shape  # checks the parameters (dtypes, shapes that broadcast)
+        if self.validate_args:
+            check_parameters(self)
 
     @property
     def _gamma(self) -> Gamma:
@@ -55,6 +60,7 @@ class Chisquare(Distribution):
     def entropy(self):
         return self._gamma.entropy
 
+    @validated
     def log_prob(self, x):
         """The log-density at ``x``; ``-inf`` below 0."""
         return self._gamma.log_prob(x)

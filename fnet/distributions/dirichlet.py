@@ -9,7 +9,15 @@ from .. import backend, random
 from .. import functions as F
 from ..autodiff import unbox_all
 from ..errors import ShapeError, message
-from .distribution import Distribution, check_params, register_kl
+from .constraints import positive, simplex
+from .distribution import (
+    Distribution,
+    check_parameters,
+    check_params,
+    register_kl,
+    validate_args_field,
+    validated,
+)
 
 __all__ = ["Dirichlet"]
 
@@ -26,9 +34,13 @@ class Dirichlet(Distribution):
     ``prod(x**(alpha - 1)) / B(alpha)``. Samples are not differentiable (as Chainer's)."""
 
     alpha: object
+    validate_args: bool = validate_args_field()
+    constraints = {"alpha": positive, "x": simplex}
 
     def __attrs_post_init__(self):
         _ = self.batch_shape  # checks the parameters (a float array with an event axis)
+        if self.validate_args:
+            check_parameters(self)
 
     @property
     def batch_shape(self) -> tuple:
@@ -79,6 +91,7 @@ class Dirichlet(Distribution):
             - F.sum((alpha - 1) * F.digamma(alpha), axis=-1)
         )
 
+    @validated
     def log_prob(self, x):
         """The log-density at ``x`` (points of the simplex along the last axis; as in Chainer,
         ``x`` is not checked to lie on it)."""

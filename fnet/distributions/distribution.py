@@ -4,15 +4,24 @@ A distribution is a frozen attrs class whose parameters are pytree leaves: it ca
 inside ``fnet.grad``, passed through pure functions, and differentiated with respect to its
 parameters. Sampling takes an explicit key. A member that a distribution does not define
 raises :class:`~fnet.errors.NotDefinedError` (a ``NotImplementedError``, as in Chainer).
+
+A distribution built with ``validate_args=True`` checks its parameters against its class's
+``constraints`` (a mapping from parameter name, and ``"x"`` for values, to a constraint of
+``distributions.constraints``) when it is built, and ``x`` in each method marked ``@validated``.
 """
 
 from __future__ import annotations
 
+import functools
+
+import attrs
 import numpy
 
 from .. import backend, ops
 from ..autodiff import unbox_all
 from ..errors import DTypeError, InvalidInputError, NotDefinedError, ShapeError, message
+from ..tree import static_field
+from . import constraints
 
 __all__ = [
     "Distribution",
@@ -23,6 +32,11 @@ __all__ = [
     "sample_size",
     "check_params",
     "check_one_of",
+    "validate_args_field",
+    "check_parameters",
+    "check_value",
+    "validated",
+    "validated_quantile",
 ]
 
 
@@ -179,6 +193,84 @@ def check_one_of(op: str, first: str, a, second: str, b) -> None:
                 hint=f"give exactly one of {first}= and {second}=",
             )
         )
+
+
+def validate_args_field():
+    """The keyword-only static option ``validate_args`` (default ``False``) of a distribution."""
+    return static_field(default=False, kw_only=True)
+
+
+def _show(a) -> str:
+    """An array on one line, each float by its shortest repr in its own dtype (``0.2``, not
+    ``0.20000000298``)."""
+    formatter = {"float_kind": lambda v: numpy.format_float_positional(v, trim="0")}
+    return " ".join(numpy.array2string(numpy.asarray(a), separator=", ", formatter=formatter).split())
+
+
+def _check(op: str, name: str, value, constraint) -> None:
+    """Raise ``InvalidInputError`` where ``value`` breaks ``constraint``."""
+    holds = constraint.holds(value)
+    if bool(holds.all()):
+        return
+    broken = backend.to_cpu(~holds)
+    first = tuple(int(i) for i in numpy.argwhere(broken)[0])
+    concrete = numpy.asarray(backend.to_cpu(unbox_all(value)))
+    shown = numpy.broadcast_to(
+        concrete, broken.shape + concrete.shape[concrete.ndim - constraint.event_ndim :]
+    )
+    raise InvalidInputError(
+        message(
+            op,
+            f"expected {name} {constraint.name}, got {int(broken.sum())} of {broken.size} "
+            f"{'entries' if constraint.event_ndim == 0 else 'events'} that are not, the first at "
+            f"index {first}: {_show(shown[first])}",
+            {name: value},
+            hint=f"{constraint.fix}; or build the distribution with validate_args=False (no checks)",
+        )
+    )
+
+
+def check_parameters(dist, op: str | None = None, prefix: str = "") -> None:
+    """Check each parameter given to ``dist`` against its entry in ``dist.constraints``."""
+    op = op or type(dist).__name__
+    given = {f.alias: getattr(dist, f.name) for f in attrs.fields(type(dist))}
+    for name, constraint in dist.constraints.items():
+        value = given.get(name) if name != "x" else None
+        if value is not None:
+            _check(op, prefix + name, value, constraint.bind(dist))
+
+
+def check_value(dist, member: str, x, constraint=None) -> None:
+    """Check ``x`` given to ``dist.member`` against ``constraint`` (by default the constraint of
+    the distribution's values)."""
+    constraint = dist.constraints["x"] if constraint is None else constraint
+    _check(f"{type(dist).__name__}.{member}", "x", x, constraint.bind(dist))
+
+
+def validated(method):
+    """Mark a method of ``x`` that checks ``x`` against the distribution's values' constraint
+    when the distribution was built with ``validate_args=True``."""
+
+    @functools.wraps(method)
+    def checked(self, x):
+        if self.validate_args:
+            check_value(self, method.__name__, x)
+        return method(self, x)
+
+    return checked
+
+
+def validated_quantile(method):
+    """Mark a method of a probability ``x`` (``icdf``) that checks ``x`` in ``[0, 1]`` when the
+    distribution was built with ``validate_args=True``."""
+
+    @functools.wraps(method)
+    def checked(self, x):
+        if self.validate_args:
+            check_value(self, method.__name__, x, constraints.unit_interval)
+        return method(self, x)
+
+    return checked
 
 
 _KL: dict = {}

@@ -8,7 +8,16 @@ import numpy
 from .. import backend, ops, random
 from .. import functions as F
 from ..autodiff import unbox_all
-from .distribution import Distribution, check_params, register_kl
+from .constraints import nonnegative, positive
+from .distribution import (
+    Distribution,
+    check_parameters,
+    check_params,
+    register_kl,
+    validate_args_field,
+    validated,
+    validated_quantile,
+)
 
 __all__ = ["Exponential"]
 
@@ -19,9 +28,13 @@ class Exponential(Distribution):
     Sampling is reparameterized: ``eps / lam`` with ``eps`` standard exponential."""
 
     lam: object
+    validate_args: bool = validate_args_field()
+    constraints = {"lam": positive, "x": nonnegative}
 
     def __attrs_post_init__(self):
         _ = self.batch_shape  # checks the parameters (dtypes, shapes that broadcast)
+        if self.validate_args:
+            check_parameters(self)
 
     @property
     def batch_shape(self) -> tuple:
@@ -51,14 +64,17 @@ class Exponential(Distribution):
     def entropy(self):
         return 1 - F.log(self.lam)
 
+    @validated
     def log_prob(self, x):
         """``log(lam) - lam * x`` for ``x >= 0``, ``-inf`` below."""
         logp = F.log(self.lam) - self.lam * x
         return ops.where(ops.greater_equal(x, 0), logp, ops.full_like(logp, -numpy.inf))
 
+    @validated
     def cdf(self, x):
         return -F.expm1(-self.lam * x)
 
+    @validated_quantile
     def icdf(self, x):
         return -F.log1p(-x) / self.lam
 

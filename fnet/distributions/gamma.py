@@ -8,7 +8,15 @@ import numpy
 from .. import backend, ops, random
 from .. import functions as F
 from ..autodiff import unbox_all
-from .distribution import Distribution, check_params, register_kl
+from .constraints import nonnegative, positive
+from .distribution import (
+    Distribution,
+    check_parameters,
+    check_params,
+    register_kl,
+    validate_args_field,
+    validated,
+)
 
 __all__ = ["Gamma"]
 
@@ -22,9 +30,13 @@ class Gamma(Distribution):
 
     k: object
     theta: object
+    validate_args: bool = validate_args_field()
+    constraints = {"k": positive, "theta": positive, "x": nonnegative}
 
     def __attrs_post_init__(self):
         _ = self.batch_shape  # checks the parameters (dtypes, shapes that broadcast)
+        if self.validate_args:
+            check_parameters(self)
 
     @property
     def batch_shape(self) -> tuple:
@@ -54,6 +66,7 @@ class Gamma(Distribution):
     def entropy(self):
         return self.k + F.log(self.theta) + F.lgamma(self.k) + (1 - self.k) * F.digamma(self.k)
 
+    @validated
     def log_prob(self, x):
         """The log-density at ``x``; ``-inf`` below 0."""
         with numpy.errstate(invalid="ignore"):  # log of x < 0: replaced below

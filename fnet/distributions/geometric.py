@@ -8,7 +8,15 @@ import numpy
 from .. import backend, ops, random
 from .. import functions as F
 from ..autodiff import unbox_all
-from .distribution import Distribution, check_params, register_kl
+from .constraints import half_open_unit_interval, positive_integer
+from .distribution import (
+    Distribution,
+    check_parameters,
+    check_params,
+    register_kl,
+    validate_args_field,
+    validated,
+)
 
 __all__ = ["Geometric"]
 
@@ -19,9 +27,13 @@ class Geometric(Distribution):
     ``k = 1, 2, ...``."""
 
     p: object
+    validate_args: bool = validate_args_field()
+    constraints = {"p": half_open_unit_interval, "x": positive_integer}
 
     def __attrs_post_init__(self):
         _ = self.batch_shape  # checks the parameter (dtype)
+        if self.validate_args:
+            check_parameters(self)
 
     @property
     def batch_shape(self) -> tuple:
@@ -47,6 +59,7 @@ class Geometric(Distribution):
     def variance(self):
         return (1 - self.p) / self.p**2
 
+    @validated
     def log_prob(self, x):
         """``(x - 1) log(1 - p) + log(p)``, with ``x`` read in the dtype of ``p`` (as Chainer's)."""
         dtype = unbox_all(self.p).dtype

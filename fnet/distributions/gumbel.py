@@ -8,7 +8,15 @@ import attrs
 
 from .. import functions as F
 from ._noise import open_uniform
-from .distribution import Distribution, check_params, register_kl
+from .constraints import positive, real
+from .distribution import (
+    Distribution,
+    check_parameters,
+    check_params,
+    register_kl,
+    validate_args_field,
+    validated,
+)
 
 __all__ = ["Gumbel"]
 
@@ -23,9 +31,13 @@ class Gumbel(Distribution):
 
     loc: object
     scale: object
+    validate_args: bool = validate_args_field()
+    constraints = {"loc": real, "scale": positive, "x": real}
 
     def __attrs_post_init__(self):
         _ = self.batch_shape  # checks the parameters (dtypes, shapes that broadcast)
+        if self.validate_args:
+            check_parameters(self)
 
     @property
     def batch_shape(self) -> tuple:
@@ -55,6 +67,7 @@ class Gumbel(Distribution):
     def entropy(self):
         return F.log(self.scale) + (EULER + 1)
 
+    @validated
     def log_prob(self, x):
         y = (x - self.loc) / self.scale
         return -F.log(self.scale) - y - F.exp(-y)

@@ -10,7 +10,15 @@ from .. import backend, ops
 from ..autodiff import unbox_all
 from ..errors import InvalidInputError, NotDefinedError, message
 from ..tree import static_field
-from .distribution import Distribution, kl_divergence, register_kl
+from .constraints import dependent
+from .distribution import (
+    Distribution,
+    check_parameters,
+    kl_divergence,
+    register_kl,
+    validate_args_field,
+    validated,
+)
 
 __all__ = ["Independent"]
 
@@ -23,6 +31,8 @@ class Independent(Distribution):
 
     distribution: Distribution
     _ndims: int | None = static_field(default=None, alias="reinterpreted_batch_ndims")
+    validate_args: bool = validate_args_field()
+    constraints = {"x": dependent(lambda d: d.distribution.constraints["x"].bind(d.distribution))}
 
     def __attrs_post_init__(self):
         batch_ndim = len(self.distribution.batch_shape)
@@ -35,6 +45,17 @@ class Independent(Distribution):
                     hint="reinterpret at most as many axes as the distribution's batch_shape has",
                 )
             )
+        if self.validate_args:
+            if not isinstance(getattr(self.distribution, "constraints", None), dict):
+                raise InvalidInputError(
+                    message(
+                        "Independent",
+                        f"validate_args needs a distribution that declares its constraints, got a "
+                        f"{type(self.distribution).__name__}",
+                        hint="give the inner distribution a constraints mapping, or leave validate_args off",
+                    )
+                )
+            check_parameters(self.distribution, "Independent", prefix="distribution.")
 
     @property
     def reinterpreted_batch_ndims(self) -> int:
@@ -101,24 +122,31 @@ class Independent(Distribution):
     def entropy(self):
         return self._sum(self.distribution.entropy)
 
+    @validated
     def log_prob(self, x):
         return self._sum(self.distribution.log_prob(x))
 
+    @validated
     def log_cdf(self, x):
         return self._sum(self.distribution.log_cdf(x))
 
+    @validated
     def log_survival_function(self, x):
         return self._sum(self.distribution.log_survival_function(x))
 
+    @validated
     def prob(self, x):
         return self._prod(self.distribution.prob(x))
 
+    @validated
     def cdf(self, x):
         return self._prod(self.distribution.cdf(x))
 
+    @validated
     def survival_function(self, x):
         return self._prod(self.distribution.survival_function(x))
 
+    @validated
     def perplexity(self, x):
         return self._prod(self.distribution.perplexity(x))
 

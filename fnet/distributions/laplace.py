@@ -9,7 +9,16 @@ import attrs
 from .. import functions as F
 from .. import ops
 from ._noise import open_uniform
-from .distribution import Distribution, check_params, register_kl
+from .constraints import positive, real
+from .distribution import (
+    Distribution,
+    check_parameters,
+    check_params,
+    register_kl,
+    validate_args_field,
+    validated,
+    validated_quantile,
+)
 
 __all__ = ["Laplace", "standard_cdf", "standard_icdf"]
 
@@ -39,9 +48,13 @@ class Laplace(Distribution):
 
     loc: object
     scale: object
+    validate_args: bool = validate_args_field()
+    constraints = {"loc": real, "scale": positive, "x": real}
 
     def __attrs_post_init__(self):
         _ = self.batch_shape  # checks the parameters (dtypes, shapes that broadcast)
+        if self.validate_args:
+            check_parameters(self)
 
     @property
     def batch_shape(self) -> tuple:
@@ -79,15 +92,19 @@ class Laplace(Distribution):
     def entropy(self):
         return 1 + F.log(2 * self.scale)
 
+    @validated
     def log_prob(self, x):
         return -F.log(2 * self.scale) - F.absolute(x - self.loc) / self.scale
 
+    @validated
     def prob(self, x):
         return (0.5 / self.scale) * F.exp(-F.absolute(x - self.loc) / self.scale)
 
+    @validated
     def cdf(self, x):
         return standard_cdf((x - self.loc) / self.scale)
 
+    @validated_quantile
     def icdf(self, x):
         return self.loc + self.scale * standard_icdf(x)
 

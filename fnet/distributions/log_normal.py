@@ -10,7 +10,15 @@ import numpy
 from .. import functions as F
 from .. import ops
 from ._noise import standard_normal
-from .distribution import Distribution, check_params, register_kl
+from .constraints import positive, real
+from .distribution import (
+    Distribution,
+    check_parameters,
+    check_params,
+    register_kl,
+    validate_args_field,
+    validated,
+)
 
 __all__ = ["LogNormal"]
 
@@ -24,9 +32,13 @@ class LogNormal(Distribution):
 
     mu: object
     sigma: object
+    validate_args: bool = validate_args_field()
+    constraints = {"mu": real, "sigma": positive, "x": positive}
 
     def __attrs_post_init__(self):
         _ = self.batch_shape  # checks the parameters (dtypes, shapes that broadcast)
+        if self.validate_args:
+            check_parameters(self)
 
     @property
     def batch_shape(self) -> tuple:
@@ -56,6 +68,7 @@ class LogNormal(Distribution):
     def entropy(self):
         return 0.5 - _LOG_PROB_C + F.log(self.sigma) + self.mu
 
+    @validated
     def log_prob(self, x):
         """The log-density at ``x``; ``-inf`` at ``x <= 0`` (where Chainer's gives NaN)."""
         positive = ops.greater(x, 0)

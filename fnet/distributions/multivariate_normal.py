@@ -11,7 +11,15 @@ from .. import backend, ops, random
 from .. import functions as F
 from ..autodiff import unbox_all
 from ..errors import InvalidInputError, ShapeError, message
-from .distribution import Distribution, check_params, register_kl
+from .constraints import lower_cholesky, real
+from .distribution import (
+    Distribution,
+    check_parameters,
+    check_params,
+    register_kl,
+    validate_args_field,
+    validated,
+)
 
 __all__ = ["MultivariateNormal"]
 
@@ -32,6 +40,8 @@ class MultivariateNormal(Distribution):
 
     loc: object
     scale_tril: object = None
+    validate_args: bool = validate_args_field()
+    constraints = {"loc": real, "scale_tril": lower_cholesky, "x": real}
 
     def __attrs_post_init__(self):
         if self.scale_tril is None:
@@ -44,6 +54,8 @@ class MultivariateNormal(Distribution):
                 )
             )
         _ = self.batch_shape  # checks the parameters (dtypes, shapes)
+        if self.validate_args:
+            check_parameters(self)
 
     @property
     def d(self) -> int:
@@ -97,6 +109,7 @@ class MultivariateNormal(Distribution):
     def entropy(self):
         return ops.broadcast_to(self._log_det_scale + _ENTROPY_C * self.d, self.batch_shape)
 
+    @validated
     def log_prob(self, x):
         """The log-density at ``x`` (shape ``sample_shape + batch_shape + (d,)``)."""
         mahalanobis = _squared_norm_of_solve(self.scale_tril, ops.expand_dims(x - self.loc, -1))

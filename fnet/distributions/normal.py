@@ -10,7 +10,17 @@ import numpy
 from .. import backend, random
 from .. import functions as F
 from ..autodiff import unbox_all
-from .distribution import Distribution, check_one_of, check_params, register_kl
+from .constraints import positive, real
+from .distribution import (
+    Distribution,
+    check_one_of,
+    check_parameters,
+    check_params,
+    register_kl,
+    validate_args_field,
+    validated,
+    validated_quantile,
+)
 
 __all__ = ["Normal"]
 
@@ -28,10 +38,14 @@ class Normal(Distribution):
     loc: object
     _scale: object = None
     _log_scale: object = None
+    validate_args: bool = validate_args_field()
+    constraints = {"loc": real, "scale": positive, "log_scale": real, "x": real}
 
     def __attrs_post_init__(self):
         check_one_of("Normal", "scale", self._scale, "log_scale", self._log_scale)
         _ = self.batch_shape  # checks the parameters (dtypes, shapes that broadcast)
+        if self.validate_args:
+            check_parameters(self)
 
     @property
     def scale(self):
@@ -77,24 +91,31 @@ class Normal(Distribution):
     def entropy(self):
         return self.log_scale + _ENTROPY_C
 
+    @validated
     def log_prob(self, x):
         return _LOG_PROB_C - self.log_scale - 0.5 * (x - self.loc) ** 2 / self.variance
 
+    @validated
     def prob(self, x):
         return (_PROB_C / self.scale) * F.exp(-0.5 * (x - self.loc) ** 2 / self.variance)
 
+    @validated
     def cdf(self, x):
         return F.ndtr((x - self.loc) / self.scale)
 
+    @validated
     def log_cdf(self, x):
         return F.log_ndtr((x - self.loc) / self.scale)
 
+    @validated
     def survival_function(self, x):
         return F.ndtr((self.loc - x) / self.scale)
 
+    @validated
     def log_survival_function(self, x):
         return F.log_ndtr((self.loc - x) / self.scale)
 
+    @validated_quantile
     def icdf(self, x):
         return self.loc + self.scale * F.ndtri(x)
 

@@ -9,7 +9,8 @@ from .. import backend, ops
 from .. import functions as F
 from ..autodiff import unbox_all
 from .categorical import category_batch_shape, sample_categories
-from .distribution import Distribution, register_kl
+from .constraints import one_hot, simplex
+from .distribution import Distribution, check_parameters, register_kl, validate_args_field, validated
 
 __all__ = ["OneHotCategorical"]
 
@@ -20,9 +21,13 @@ class OneHotCategorical(Distribution):
     last axis holds the ``k`` probabilities; it is the event axis)."""
 
     p: object
+    validate_args: bool = validate_args_field()
+    constraints = {"p": simplex, "x": one_hot}
 
     def __attrs_post_init__(self):
         _ = self.batch_shape  # checks the parameter (dtype, a last axis)
+        if self.validate_args:
+            check_parameters(self)
 
     @property
     def log_p(self):
@@ -49,6 +54,7 @@ class OneHotCategorical(Distribution):
     def variance(self):
         return self.p * (1 - self.p)
 
+    @validated
     def log_prob(self, x):
         """``sum(x * log_p)`` over the event axis (as Chainer's: NaN where ``x`` is 0 and ``p`` is 0)."""
         return ops.sum(self.log_p * x, axis=-1)

@@ -8,7 +8,15 @@ import numpy
 from .. import functions as F
 from .. import ops
 from ._noise import open_uniform
-from .distribution import Distribution, check_params, register_kl
+from .constraints import dependent, greater_equal, positive
+from .distribution import (
+    Distribution,
+    check_parameters,
+    check_params,
+    register_kl,
+    validate_args_field,
+    validated,
+)
 
 __all__ = ["Pareto"]
 
@@ -21,9 +29,17 @@ class Pareto(Distribution):
 
     scale: object
     alpha: object
+    validate_args: bool = validate_args_field()
+    constraints = {
+        "scale": positive,
+        "alpha": positive,
+        "x": dependent(lambda d: greater_equal(d.scale, "scale")),
+    }
 
     def __attrs_post_init__(self):
         _ = self.batch_shape  # checks the parameters (dtypes, shapes that broadcast)
+        if self.validate_args:
+            check_parameters(self)
 
     @property
     def batch_shape(self) -> tuple:
@@ -63,6 +79,7 @@ class Pareto(Distribution):
     def entropy(self):
         return F.log(self.scale / self.alpha) + 1 / self.alpha + 1
 
+    @validated
     def log_prob(self, x):
         """The log-density at ``x``; ``-inf`` below ``scale``."""
         inside = ops.greater_equal(x, self.scale)

@@ -8,7 +8,15 @@ import numpy
 from .. import backend, ops, random
 from .. import functions as F
 from ..autodiff import unbox_all
-from .distribution import Distribution, check_params, register_kl
+from .constraints import nonnegative_integer, positive
+from .distribution import (
+    Distribution,
+    check_parameters,
+    check_params,
+    register_kl,
+    validate_args_field,
+    validated,
+)
 
 __all__ = ["Poisson"]
 
@@ -19,9 +27,13 @@ class Poisson(Distribution):
     counts in the dtype of ``lam``, not differentiable (as Chainer's)."""
 
     lam: object
+    validate_args: bool = validate_args_field()
+    constraints = {"lam": positive, "x": nonnegative_integer}
 
     def __attrs_post_init__(self):
         _ = self.batch_shape  # checks the parameters (dtypes, shapes that broadcast)
+        if self.validate_args:
+            check_parameters(self)
 
     @property
     def batch_shape(self) -> tuple:
@@ -47,6 +59,7 @@ class Poisson(Distribution):
     def variance(self):
         return self.lam
 
+    @validated
     def log_prob(self, x):
         """The log-probability of the count ``x`` (an integer or float array, read in the dtype of
         ``lam`` as Chainer's; not checked to be a count)."""

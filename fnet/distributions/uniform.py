@@ -11,7 +11,16 @@ from .. import functions as F
 from .. import ops
 from ..errors import InvalidInputError, message
 from ._noise import open_uniform
-from .distribution import Distribution, check_params, register_kl
+from .constraints import dependent, greater_than, interval, positive, real
+from .distribution import (
+    Distribution,
+    check_parameters,
+    check_params,
+    register_kl,
+    validate_args_field,
+    validated,
+    validated_quantile,
+)
 
 __all__ = ["Uniform"]
 
@@ -26,6 +35,14 @@ class Uniform(Distribution):
     _high: object = attrs.field(default=None, kw_only=True)
     _loc: object = attrs.field(default=None, kw_only=True)
     _scale: object = attrs.field(default=None, kw_only=True)
+    validate_args: bool = validate_args_field()
+    constraints = {
+        "low": real,
+        "high": dependent(lambda d: greater_than(d._low, "low")),
+        "loc": real,
+        "scale": positive,
+        "x": dependent(lambda d: interval(d.low, d.high, "[low, high]")),
+    }
 
     def __attrs_post_init__(self):
         given = {k: v for k, v in self._given.items() if v is not None}
@@ -39,6 +56,8 @@ class Uniform(Distribution):
                 )
             )
         _ = self.batch_shape  # checks the parameters (dtypes, shapes that broadcast)
+        if self.validate_args:
+            check_parameters(self)
 
     @property
     def _given(self) -> dict:
@@ -99,15 +118,18 @@ class Uniform(Distribution):
     def entropy(self):
         return F.log(self.scale)
 
+    @validated
     def log_prob(self, x):
         """``-log(scale)`` on ``[low, high]``, ``-inf`` elsewhere."""
         inside = ops.logical_and(ops.greater_equal(x, self.low), ops.less_equal(x, self.high))
         logp = ops.broadcast_to(-F.log(self.scale), inside.shape)
         return ops.where(inside, logp, ops.full_like(logp, -numpy.inf))
 
+    @validated
     def cdf(self, x):
         return F.clip((x - self.loc) / self.scale, 0.0, 1.0)
 
+    @validated_quantile
     def icdf(self, x):
         return self.loc + x * self.scale
 
