@@ -2,6 +2,10 @@
 
 Keys are split, never mutated, so a function given a key is a pure function of it.
 
+For Chainer-style code there is one exception: ``from_state(numpy.random)`` is a key that draws
+from NumPy's global (legacy) random state and advances it, with NumPy's legacy algorithms, as
+``numpy.random.standard_normal`` and the like do; a sampler given it draws what that call draws.
+
 >>> from fnet import random
 >>> key = random.key(0)
 >>> k1, k2 = random.split(key)
@@ -18,6 +22,7 @@ from .errors import DTypeError, InvalidInputError, ShapeError, message
 
 __all__ = [
     "key",
+    "from_state",
     "split",
     "fold_in",
     "normal",
@@ -44,6 +49,58 @@ def key(seed: int):
     return numpy.random.SeedSequence(int(seed)).generate_state(_KEY_WORDS)
 
 
+class StateKey:
+    """A key that draws from a NumPy ``RandomState`` (or the ``numpy.random`` module: its global
+    state), advancing it; made by :func:`from_state`. It answers the samplers' draws with the
+    state's legacy methods, so the numbers are those of the matching ``numpy.random`` call."""
+
+    __slots__ = ("state",)
+
+    def __init__(self, state):
+        self.state = state
+
+    def __repr__(self) -> str:
+        return f"random.from_state({self.state!r})"
+
+    def standard_normal(self, size, dtype=numpy.float64):
+        return numpy.asarray(self.state.standard_normal(size), dtype)
+
+    def random(self, size):
+        return self.state.random_sample(size)
+
+    def uniform(self, low, high, size):
+        return self.state.uniform(low, high, size)
+
+    def integers(self, low, high, size, dtype=numpy.int64):
+        return self.state.randint(low, high, size, dtype=dtype)
+
+    def permutation(self, x):
+        return self.state.permutation(x)
+
+    def choice(self, a, size, replace=True, p=None):
+        return self.state.choice(a, size, replace, p)
+
+    def standard_gamma(self, a, size):
+        return self.state.standard_gamma(a, size)
+
+    def beta(self, a, b, size):
+        return self.state.beta(a, b, size)
+
+    def dirichlet(self, alpha, size):
+        return self.state.dirichlet(alpha, size)
+
+    def poisson(self, lam, size):
+        return self.state.poisson(lam, size)
+
+
+def from_state(state=numpy.random) -> StateKey:
+    """A key for Chainer-style code: it draws from ``state`` (a ``numpy.random.RandomState``, or
+    the ``numpy.random`` module for the global state that ``numpy.random.seed`` seeds) and
+    advances it, so it is not pure; ``split`` and ``fold_in`` give it back (later draws differ
+    because the state has moved on)."""
+    return StateKey(state)
+
+
 def _check(k, op: str):
     k = numpy.asarray(backend.to_cpu(k))
     if k.shape != (_KEY_WORDS,) or k.dtype != numpy.uint32:
@@ -56,6 +113,8 @@ def _check(k, op: str):
 
 def split(k, num: int = 2):
     """``num`` new independent keys from ``k`` (``k`` itself should not be used again)."""
+    if type(k) is StateKey:
+        return [k] * num
     words = [int(w) for w in _check(k, "split")]
     return [numpy.random.SeedSequence(words + [i]).generate_state(_KEY_WORDS) for i in range(num)]
 
@@ -65,6 +124,8 @@ _FOLD_IN_TAG = 0x666F6C64  # a different entropy length, so fold_in(k, i) never 
 
 def fold_in(k, data: int):
     """A new key from ``k`` and an integer (e.g. a step number)."""
+    if type(k) is StateKey:
+        return k
     k = _check(k, "fold_in")
     if int(data) < 0:
         raise InvalidInputError(f"random.fold_in: data must be a non-negative int, got {data}")
@@ -72,7 +133,9 @@ def fold_in(k, data: int):
     return numpy.random.SeedSequence(entropy).generate_state(_KEY_WORDS)
 
 
-def _generator(k, op: str) -> numpy.random.Generator:
+def _generator(k, op: str) -> numpy.random.Generator | StateKey:
+    if type(k) is StateKey:
+        return k
     return numpy.random.Generator(
         numpy.random.PCG64(numpy.random.SeedSequence([int(w) for w in _check(k, op)]))
     )

@@ -254,3 +254,37 @@ def test_samplers_on_a_gpu(key):
 def test_a_sample_of_shape_0d_is_an_array(draw, key):
     sample = draw(key)
     assert type(sample) is numpy.ndarray and sample.shape == ()
+
+
+def test_a_state_key_draws_what_the_legacy_numpy_call_draws_and_advances_the_state():
+    key = random.from_state(numpy.random.RandomState(7))
+    expected = numpy.random.RandomState(7)
+    a = numpy.array([0.5, 2.0, 3.0])
+    numpy.testing.assert_array_equal(
+        random.normal(key, (2, 3), dtype=numpy.float64), expected.standard_normal((2, 3))
+    )
+    numpy.testing.assert_array_equal(
+        random.gamma(key, a, dtype=numpy.float64), expected.standard_gamma(a, (3,))
+    )
+    numpy.testing.assert_array_equal(
+        random.beta(key, a, a[::-1], dtype=numpy.float64), expected.beta(a, a[::-1], (3,))
+    )
+    numpy.testing.assert_array_equal(random.poisson(key, a), expected.poisson(a, (3,)))
+    numpy.testing.assert_array_equal(random.randint(key, (4,), 0, 10), expected.randint(0, 10, (4,)))
+    numpy.testing.assert_array_equal(
+        random.uniform(key, (3,), dtype=numpy.float64), expected.uniform(0.0, 1.0, (3,))
+    )
+
+
+def test_splitting_a_state_key_gives_it_back_and_the_state_moves_on():
+    key = random.from_state(numpy.random.RandomState(1))
+    k1, k2 = random.split(key)
+    assert k1 is key and k2 is key and random.fold_in(key, 3) is key
+    assert not (random.normal(k1, (3,)) == random.normal(k2, (3,))).all()
+
+
+def test_the_global_state_key_follows_numpy_random_seed():
+    numpy.random.seed(3)
+    drawn = random.normal(random.from_state(), (4,), dtype=numpy.float64)
+    numpy.random.seed(3)
+    numpy.testing.assert_array_equal(drawn, numpy.random.standard_normal(4))

@@ -11,9 +11,16 @@ import numpy
 
 from .. import random
 
-__all__ = ["next_key"]
+__all__ = ["next_key", "global_state"]
 
 
 def next_key():
     """A fresh key from NumPy's global random state."""
     return random.key(int(numpy.random.randint(0, 2**63 - 1, dtype=numpy.int64)))
+
+
+def global_state():
+    """A key that draws from NumPy's global random state itself, with its legacy algorithms,
+    as Chainer's samplers do (``numpy.random.standard_normal``...): seeded Chainer code then
+    draws the very numbers it drew under Chainer where the sampler makes the same call."""
+    return random.from_state(numpy.random)

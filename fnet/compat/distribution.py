@@ -2,7 +2,9 @@
 ``kl_divergence`` and ``cross_entropy``.
 
 ``Distribution`` is the pure base with Chainer's sampling signature (``sample(sample_shape)``,
-``sample_n(n)``), its keys drawn from NumPy's global random state. The distributions of
+``sample_n(n)``), drawing from NumPy's global random state itself (``random.from_state``), as
+Chainer's do: a seeded program draws Chainer's very numbers where the pure sampler makes the
+call Chainer's makes (``standard_normal``, ``gamma``, ``beta``...). The distributions of
 ``chainer.distributions`` are :class:`PureDistribution` s: each keeps its parameters as
 Variables and answers every member by running the pure distribution of
 ``fnet.distributions`` on them, so the formulas are written once. ``register_kl``,
@@ -14,7 +16,7 @@ from __future__ import annotations
 from .. import distributions as _pure
 from .. import ops
 from ..distributions.distribution import sample_size
-from ._random import next_key
+from ._random import global_state
 from .functions._lift import unwrap, wrap
 from .variable import as_variable
 
@@ -126,7 +128,7 @@ class PureDistribution(Distribution):
         return {k: wrap(v) for k, v in self.pure.params.items()}
 
     def sample_n(self, n: int):
-        return wrap(self.pure.sample_n(next_key(), n))
+        return wrap(self.pure.sample_n(global_state(), n))
 
 
 _SHAPES = ("batch_shape", "event_shape", "support")

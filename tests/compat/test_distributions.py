@@ -362,3 +362,16 @@ def test_modified_xlogx_is_chainers_private_helper_over_xlogx():
     with pytest.warns(RuntimeWarning, match="xlogx"):
         chainer.functions.sum(y).backward()
     numpy.testing.assert_allclose(x.grad, [0.0, 1 + numpy.log(0.5), 1 + numpy.log(2.0)], rtol=1e-15)
+
+
+def test_samples_draw_from_numpys_global_state_as_chainers_do():
+    # Chainer's Normal draws numpy.random.standard_normal((n,) + batch_shape) and scales it; its
+    # Gamma numpy.random.gamma(k, size=...): a seeded program gets Chainer's very numbers
+    loc, scale = numpy.float32([0.5, -1.0, 2.0]), numpy.float32([1.0, 0.5, 2.0])
+    k = numpy.float32([0.5, 2.0, 3.0])
+    numpy.random.seed(0)
+    normal, gamma = D.Normal(loc, scale).sample(2).array, D.Gamma(k, scale).sample(2).array
+    state = numpy.random.RandomState(0)
+    eps = state.standard_normal((2, 3)).astype(numpy.float32)
+    numpy.testing.assert_array_equal(normal, loc + scale * eps)
+    numpy.testing.assert_array_equal(gamma, scale * state.gamma(k, size=(2, 3)).astype(numpy.float32))

@@ -1,7 +1,7 @@
 """Chainer's ``chainer.distributions``: Chainer's constructors over ``fnet.distributions``.
 
-Each class takes Chainer's arguments (arrays or Variables), returns Variables, and draws its
-sampling keys from NumPy's global random state; the math is the pure distribution's.
+Each class takes Chainer's arguments (arrays or Variables), returns Variables, and samples from
+NumPy's global random state as Chainer's do; the math is the pure distribution's.
 """
 
 from __future__ import annotations
