@@ -172,7 +172,9 @@ class VariableNode:
         if v is not None:
             return v.creator_node
         record = getattr(self, "_record", None)  # a value whose Variable is gone: its record
-        if record is None or record.owned or (record.parents and not any(p is not None for p in record.parents)):
+        if record is None or record.owned:
+            return None
+        if record.parents and not any(p is not None for p in record.parents):  # cut by unchain
             return None
         return node_of(record)
 

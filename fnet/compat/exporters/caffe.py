@@ -66,7 +66,9 @@ def _linear(layer, node, arguments):
 
 def _convolution(layer, node, arguments, deconvolution=False):
     spec, W, b = _weights(arguments)
-    source = arguments if spec is None else vars(spec)
+    source = (
+        arguments if spec is None else {k: getattr(spec, k) for k in ("groups", "dilate", "stride", "pad")}
+    )
     W = _array(W)
     groups = int(source.get("groups", 1))
     if _pair(source.get("dilate", 1)) != (1, 1):
