@@ -169,12 +169,19 @@ class VariableNode:
     @property
     def creator_node(self):
         v = self._variable()
-        return None if v is None else v.creator_node
+        if v is not None:
+            return v.creator_node
+        record = getattr(self, "_record", None)  # a value whose Variable is gone: its record
+        if record is None or record.owned:
+            return None
+        if record.parents and not any(p is not None for p in record.parents):  # cut by unchain
+            return None
+        return node_of(record)
 
     @property
     def creator(self):
-        v = self._variable()
-        return None if v is None else v.creator
+        node = self.creator_node
+        return getattr(node, "function", node) if node is not None else None
 
     @property
     def label(self) -> str:
@@ -217,6 +224,11 @@ class PrimitiveNode:
     @property
     def inputs(self) -> tuple:
         return tuple(tracer_node(p) for p in self._record.parents if p is not None)
+
+    @property
+    def params(self) -> dict:
+        """The operation's keyword parameters (a pooling's ``plan``, ...)."""
+        return self._record.params
 
     @property
     def rank(self) -> int:
