@@ -23,6 +23,7 @@ from ._migration import keyword_error
 from ._tape import (
     VariableNode,
     apply_node,
+    creator_of,
     cut_records,
     label,
     node_of,
@@ -392,12 +393,7 @@ class Variable:
         data = self._data
         if type(data) is not Tracer:  # a built-in function's output on arrays (no gradient)
             return untraced_creator(self)
-        if data.record.owned:
-            return None
-        record = data.record
-        if record.parents and not any(p is not None for p in record.parents):  # cut by unchain
-            return None
-        return node_of(data.record)
+        return creator_of(data.record)
 
     @property
     def creator(self):

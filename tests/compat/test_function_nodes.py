@@ -379,3 +379,21 @@ def test_dump_graph_labels_a_max_pooling_2d_as_chainer_does():
     y = F.max_pooling_2d(F.relu(variable(1, 2, 6, 6)), 3, stride=2)
     dot = computational_graph.build_computational_graph([y]).dump()
     assert 'label="MaxPoolingND"' in dot and "pooling_window_max" not in dot
+
+
+def test_a_node_keeps_its_creator_after_its_variable_is_gone_as_in_chainer():
+    # Chainer's VariableNode holds its creator: the graph of F.exp(F.relu(x)) can be walked
+    # back from exp's inputs although the relu output (a temporary) is gone
+    x = variable(2, 3)
+    y = F.exp(F.relu(x))
+    (node,) = y.creator.inputs
+    assert node.get_variable_or_none() is None
+    assert type(node.creator).__name__ == "ReLU" and node.creator is node.creator_node
+    assert node.rank == 1 and node.creator.inputs[0].get_variable_or_none() is x
+    z = L.Linear(3, 4)(F.relu(x))
+    assert type(z.creator.inputs[0].creator).__name__ == "ReLU"
+    h = F.relu(x)
+    y = F.exp(h)
+    h.unchain()
+    del h
+    assert y.creator.inputs[0].creator is None  # cut from its creator before it went
