@@ -28,6 +28,7 @@ __all__ = [
     "attach_untraced",
     "untraced_creator",
     "node_of",
+    "creator_of",
     "tracer_node",
     "rank_of",
 ]
@@ -152,7 +153,12 @@ class VariableNode:
     @property
     def rank(self) -> int:
         v = self._variable()
-        return (self._rank or 0) if v is None else v.rank
+        if v is not None:
+            return v.rank
+        if self._rank is not None:
+            return self._rank
+        creator = self.creator_node
+        return 0 if creator is None else creator.rank + 1
 
     @property
     def data(self):
@@ -168,15 +174,11 @@ class VariableNode:
 
     @property
     def creator_node(self):
+        """The node that made the variable; it outlives the variable, as in Chainer's graph."""
         v = self._variable()
         if v is not None:
             return v.creator_node
-        record = getattr(self, "_record", None)  # a value whose Variable is gone: its record
-        if record is None or record.owned:
-            return None
-        if record.parents and not any(p is not None for p in record.parents):  # cut by unchain
-            return None
-        return node_of(record)
+        return None if self._record is None else creator_of(self._record)
 
     @property
     def creator(self):
@@ -296,6 +298,16 @@ def node_of(record: Record):
     if primitive is apply_node:
         return record.params["node"]
     return PrimitiveNode(record)
+
+
+def creator_of(record: Record):
+    """The node that made the traced value of ``record``: None for a leaf, or for a value cut
+    from its creator (``unchain``)."""
+    if record.owned:
+        return None
+    if record.parents and not any(p is not None for p in record.parents):
+        return None
+    return node_of(record)
 
 
 def rank_of(tracer: Tracer) -> int:

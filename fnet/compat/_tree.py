@@ -94,6 +94,7 @@ TABLES: dict[str, dict[str, str]] = {
         "rnn.peephole": "StatefulPeepholeLSTM",
         "rnn.tree_lstm": "ChildSumTreeLSTM NaryTreeLSTM",
         "rnn.zoneoutlstm": "StatefulZoneoutLSTM",
+        "theano.theano_function": "TheanoFunction",
     },
     "optimizers": {
         "ada_delta": "AdaDelta AdaDeltaRule",

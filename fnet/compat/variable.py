@@ -18,10 +18,12 @@ from ..autodiff import Record, Tracer, unbox_all
 from ..autodiff import backward as _run_backward
 from ..errors import aval
 from . import _debug_stack, configuration, initializers
+from ._layouts import FIRST_OF
 from ._migration import keyword_error
 from ._tape import (
     VariableNode,
     apply_node,
+    creator_of,
     cut_records,
     label,
     node_of,
@@ -391,12 +393,7 @@ class Variable:
         data = self._data
         if type(data) is not Tracer:  # a built-in function's output on arrays (no gradient)
             return untraced_creator(self)
-        if data.record.owned:
-            return None
-        record = data.record
-        if record.parents and not any(p is not None for p in record.parents):  # cut by unchain
-            return None
-        return node_of(data.record)
+        return creator_of(data.record)
 
     @property
     def creator(self):
@@ -544,6 +541,25 @@ class Variable:
 
     def to_gpu(self, device=None) -> Variable:
         return self.to_device(f"@cupy:{0 if device is None else int(device)}")
+
+    # -- memory layouts -------------------------------------------------------------------
+    def as_layout(self, layout) -> Variable:
+        """Chainer's change of the memory layout (``chainer.memory_layouts``: cuDNN's channel-last
+        images and filters). fnet keeps every array in the layout its shape says, and a layout
+        changes no value, shape or gradient, so this Variable comes back, once ``layout`` is
+        checked as Chainer checks it."""
+        if layout is not None and layout not in FIRST_OF:
+            raise ValueError(
+                f"Variable.as_layout: unknown layout {layout!r}\n"
+                f"  hint: pass None or a name of chainer.memory_layouts ({', '.join(map(repr, FIRST_OF))})"
+            )
+        if layout is not None and self.ndim < 3:
+            raise ValueError(
+                f"Variable.as_layout: the channel-last layout {layout!r} needs 3 or more axes (batch, "
+                f"space, channel), got a variable of shape {self.shape}\n"
+                "  hint: keep this variable in the standard layout (None)"
+            )
+        return self
 
     # -- text -----------------------------------------------------------------------------
     def _describe(self) -> str:

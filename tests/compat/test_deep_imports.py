@@ -108,3 +108,12 @@ def test_no_declared_module_shadows_a_name_of_the_module_above_it():
     # declared module is imported
     found = subprocess.run([sys.executable, "-c", _SHADOWED], capture_output=True, text=True, check=True)
     assert found.stdout == ""
+
+
+def test_memory_layouts_is_an_attribute_right_after_import_chainer():
+    # Chainer's ImageNet example (resnet50.py) reads chainer.memory_layouts with only `import chainer`;
+    # a fresh interpreter, so that no earlier test has imported the module
+    script = "import fnet.compat as chainer; print(chainer.memory_layouts.CUDNN_CHANNEL_LAST_X)"
+    found = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert found.returncode == 0, found.stderr
+    assert found.stdout.strip() == "CUDNN_CHANNEL_LAST_X"

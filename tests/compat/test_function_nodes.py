@@ -339,3 +339,61 @@ def test_rank_of_a_deep_graph_does_not_recurse():
     assert (y.rank, y.creator.rank, z.rank) == (5000, 4999, 5000)
     assert w.rank == 3 * 5000
     assert F.sin(y).rank == 5001  # a node applied on top of a walked graph
+
+
+# Chainer's shorthand functions whose call makes the node of their general form (Chainer 7.8.1:
+# F.max_pooling_2d(x, 2).creator is a MaxPoolingND, shown as such by DumpGraph and to hooks).
+SHORTHANDS = [
+    (lambda: F.relu6(variable(2, 3)), "ClippedReLU"),
+    (lambda: F.convolution_1d(variable(1, 2, 5), variable(3, 2, 2)), "ConvolutionND"),
+    (lambda: F.convolution_3d(variable(1, 2, 4, 4, 4), variable(3, 2, 2, 2, 2)), "ConvolutionND"),
+    (lambda: F.deconvolution_1d(variable(1, 2, 5), variable(2, 3, 2)), "DeconvolutionND"),
+    (lambda: F.deconvolution_3d(variable(1, 2, 3, 3, 3), variable(2, 3, 2, 2, 2)), "DeconvolutionND"),
+    (lambda: F.squared_difference(variable(2, 3), variable(2, 3, seed=1)), "SquaredError"),
+    (lambda: F.average_pooling_1d(variable(1, 2, 6), 2), "AveragePoolingND"),
+    (lambda: F.average_pooling_3d(variable(1, 2, 4, 4, 4), 2), "AveragePoolingND"),
+    (lambda: F.max_pooling_1d(variable(1, 2, 6), 2), "MaxPoolingND"),
+    (lambda: F.max_pooling_2d(variable(1, 2, 6, 6), 3, stride=2), "MaxPoolingND"),
+    (lambda: F.max_pooling_3d(variable(1, 2, 4, 4, 4), 2), "MaxPoolingND"),
+    (lambda: F.unpooling_1d(variable(1, 2, 3), 2), "UnpoolingND"),
+    (lambda: F.unpooling_3d(variable(1, 2, 2, 2, 2), 2), "UnpoolingND"),
+]
+
+
+@pytest.mark.parametrize(
+    ("call", "node"), SHORTHANDS, ids=[row[1] + str(i) for i, row in enumerate(SHORTHANDS)]
+)
+def test_a_shorthand_function_makes_the_node_of_its_general_form_as_in_chainer(call, node):
+    y = call()
+    assert type(y.creator).__name__ == node and y.creator.label == node
+    assert isinstance(y.creator, _tree.CLASSES[next(k for k in _tree.CLASSES if k.endswith("." + node))])
+    y.grad = numpy.ones_like(y.array)
+    y.backward()  # the node made by the shorthand runs its gradient as before
+    assert all(x.grad is not None for x in (n.get_variable() for n in y.creator.inputs) if x is not None)
+
+
+def test_dump_graph_labels_a_max_pooling_2d_as_chainer_does():
+    # Chainer's ImageNet example draws its graph (DumpGraph) through F.max_pooling_2d
+    from fnet.compat import computational_graph
+
+    y = F.max_pooling_2d(F.relu(variable(1, 2, 6, 6)), 3, stride=2)
+    dot = computational_graph.build_computational_graph([y]).dump()
+    assert 'label="MaxPoolingND"' in dot and "pooling_window_max" not in dot
+
+
+def test_a_node_keeps_its_creator_after_its_variable_is_gone_as_in_chainer():
+    # Chainer's VariableNode holds its creator: the graph of F.exp(F.relu(x)) can be walked
+    # back from exp's inputs although the relu output (a temporary) is gone
+    x = variable(2, 3)
+    y = F.exp(F.relu(x))
+    (node,) = y.creator.inputs
+    assert node.get_variable_or_none() is None
+    assert type(node.creator).__name__ == "ReLU" and node.creator is node.creator_node
+    assert node.rank == 1 and node.creator.inputs[0].get_variable_or_none() is x
+    z = L.Linear(3, 4)(F.relu(x))
+    assert type(z.creator.inputs[0].creator).__name__ == "ReLU"
+    h = F.relu(x)
+    y = F.exp(h)
+    h.unchain()
+    del h
+    assert y.creator.inputs[0].creator is None  # cut from its creator before it went

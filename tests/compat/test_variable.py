@@ -557,3 +557,25 @@ def test_addgrad_initializes_an_uninitialized_parameter_as_in_chainer():
     x.addgrad(y)
     assert x.shape == (3, 2)
     numpy.testing.assert_array_equal(x.grad, y.grad)
+
+
+def test_as_layout_keeps_the_values_and_gradients_as_chainers_channel_last_round_trip_does():
+    # Chainer's ImageNet example (resnet50_nhwc) calls h.as_layout(CUDNN_CHANNEL_LAST_X) and back
+    x = chainer.Variable(numpy.arange(24, dtype=numpy.float32).reshape(1, 2, 3, 4))
+    y = x.as_layout(chainer.memory_layouts.CUDNN_CHANNEL_LAST_X)
+    assert y.shape == (1, 2, 3, 4)
+    z = F.sum(y.as_layout(None) * 2.0)
+    z.backward()
+    numpy.testing.assert_array_equal(y.array, x.array)
+    numpy.testing.assert_array_equal(x.grad, numpy.full((1, 2, 3, 4), 2.0, numpy.float32))
+    assert x.as_layout(None) is x
+
+
+@pytest.mark.parametrize(
+    ("layout", "shape", "words"),
+    [("nhwc", (1, 2, 3, 4), "unknown layout 'nhwc'"), ("CUDNN_CHANNEL_LAST_X", (2, 3), "3 or more axes")],
+)
+def test_as_layout_refuses_a_layout_chainer_refuses(layout, shape, words):
+    with pytest.raises(ValueError, match=words) as caught:
+        chainer.Variable(numpy.zeros(shape, numpy.float32)).as_layout(layout)
+    assert "Variable.as_layout" in str(caught.value) and "hint:" in str(caught.value)

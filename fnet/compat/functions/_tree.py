@@ -24,7 +24,7 @@ from ._lift import LIFTED as _LIFTED
 from ._lift import lift
 from ._nodes import node_class, parse
 
-__all__ = ["TREE", "CLASSES", "LINK_NODES"]
+__all__ = ["TREE", "CLASSES", "LINK_NODES", "SHORTHANDS"]
 
 TREE: dict[str, tuple[str, ...]] = {
     "activation.clipped_relu": ("clipped_relu relu6", "ClippedReLU(z): clipped_relu"),
@@ -587,6 +587,18 @@ LINK_NODES = {
     "GroupNormalization": "normalization.group_normalization.GroupNormalization",
 }
 
+# Chainer's shorthand functions whose call makes the node of their general form, by that node's
+# class: ``F.max_pooling_2d(x, 2).creator`` is a ``MaxPoolingND``, as DumpGraph and hooks show.
+SHORTHANDS = {
+    "activation.clipped_relu.ClippedReLU": "relu6",
+    "connection.convolution_nd.ConvolutionND": "convolution_1d convolution_3d",
+    "connection.deconvolution_nd.DeconvolutionND": "deconvolution_1d deconvolution_3d",
+    "loss.squared_error.SquaredError": "squared_difference",
+    "pooling.average_pooling_nd.AveragePoolingND": "average_pooling_1d average_pooling_3d",
+    "pooling.max_pooling_nd.MaxPoolingND": "max_pooling_1d max_pooling_2d max_pooling_3d",
+    "pooling.unpooling_nd.UnpoolingND": "unpooling_1d unpooling_3d",
+}
+
 CLASSES: dict[str, type] = {}  # "activation.relu.ReLU" -> the class
 
 
@@ -616,3 +628,6 @@ def _declare(package: str, namespace: dict) -> None:
             f"{package}.{module}",
             lambda contents=contents, extras=extras: {**contents, **(extras() if extras else {})},
         )
+    for path, functions in SHORTHANDS.items():
+        for function in functions.split():
+            (_LIFTED.get(function) or operations[function]).bind(CLASSES[path])

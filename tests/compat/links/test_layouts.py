@@ -57,10 +57,14 @@ def test_namedparams_are_the_layouts_parameters():
     assert names == set(GOLDEN["inception_bn"]["before"]) - persistents
 
 
+# Links kept at Chainer's paths only to say that they cannot work here (no case can make one)
+UNSUPPORTED = {"TheanoFunction"}  # Theano does not install on Python 3.11+
+
+
 def test_every_link_of_the_checklist_is_exported_and_has_a_case():
     made = {entry["make"].split("(")[0].removeprefix("L.") for entry in GOLDEN.values()}
     assert made <= set(L.__all__)
-    assert {name for name in L.__all__ if name[0].isupper()} == made
+    assert {name for name in L.__all__ if name[0].isupper()} - UNSUPPORTED == made
 
 
 def signature(cls) -> list:
