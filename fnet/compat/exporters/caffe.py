@@ -85,22 +85,28 @@ def _convolution(layer, node, arguments, deconvolution=False):
         _add_blob(layer, b)
 
 
-def _average_pooling(layer, node, arguments):
+def _pooling(layer, pool, ksize, stride, pad, ndim: int) -> None:
+    if ndim != 2:
+        raise ValueError(f"caffe.export: a {ndim}-d pooling has no Caffe layer; only 2-d pooling")
     layer.type = "Pooling"
-    layer.pooling_param.pool = layer.pooling_param.AVE
-    stride = arguments["stride"] if arguments["stride"] is not None else arguments["ksize"]
-    _geometry(layer.pooling_param, arguments["ksize"], stride, arguments["pad"])
+    layer.pooling_param.pool = pool
+    _geometry(layer.pooling_param, ksize, ksize if stride is None else stride, pad)
+
+
+def _average_pooling(layer, node, arguments):
+    _pooling(layer, layer.pooling_param.AVE, arguments["ksize"], arguments["stride"], arguments["pad"], 2)
 
 
 def _max_pooling(layer, node, arguments):
+    """A max pooling applied by its primitive (a pure layer's): its plan holds the geometry."""
     plan = node.params["plan"]
-    if len(plan.ksize) != 2:
-        raise ValueError(
-            f"caffe.export: a {len(plan.ksize)}-d max pooling has no Caffe layer; only 2-d pooling"
-        )
-    layer.type = "Pooling"
-    layer.pooling_param.pool = layer.pooling_param.MAX
-    _geometry(layer.pooling_param, plan.ksize, plan.stride, plan.pad)
+    _pooling(layer, layer.pooling_param.MAX, plan.ksize, plan.stride, plan.pad, len(plan.ksize))
+
+
+def _max_pooling_nd(layer, node, arguments):
+    """``F.max_pooling_2d``'s node, ``MaxPoolingND`` as in Chainer: its arguments hold the geometry."""
+    ndim = len(arguments["x"].shape) - 2
+    _pooling(layer, layer.pooling_param.MAX, arguments["ksize"], arguments["stride"], arguments["pad"], ndim)
 
 
 def _lrn(layer, node, arguments):
@@ -173,6 +179,7 @@ _LAYERS = {
     "Deconvolution2DFunction": (lambda layer, node, a: _convolution(layer, node, a, deconvolution=True), 1),
     "AveragePooling2D": (_average_pooling, 1),
     "pooling_window_max": (_max_pooling, 1),
+    "MaxPoolingND": (_max_pooling_nd, 1),
     "LocalResponseNormalization": (_lrn, 1),
     "BatchNormalization": (_batch_normalization, 1),
     "FixedBatchNormalization": (_batch_normalization, 1),
