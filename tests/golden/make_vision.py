@@ -1,0 +1,77 @@
+"""Chainer's side of the pretrained-convnet tests (fnet.compat's VGG, ResNet and GoogLeNet
+links), run with Chainer 7.8.1's python.
+
+Without arguments it writes ``vision_layouts.json`` next to this file: for each of
+``VGG16Layers``, ``VGG19Layers``, ``ResNet50Layers``, ``ResNet101Layers``, ``ResNet152Layers``
+and ``GoogLeNet`` built with ``pretrained_model=None``, every key of the npz file Chainer
+saves, with its dtype and shape (``"float32[64, 3, 3, 3]"``), and the model's ``available_layers``::
+
+    benchmarks/.venvs/chainer/bin/python tests/golden/make_vision.py
+
+``--write NPZ INPUT OUTPUT``: build ``ResNet50Layers(pretrained_model=None)`` (seeded), move its
+running statistics off their initial values, save it to NPZ, and save to OUTPUT the activations
+``LAYERS`` on the images of INPUT (key ``x``) in test mode.
+``--check NPZ INPUT OUTPUT``: load NPZ (written by fnet) into ``ResNet50Layers`` and save the
+same activations to OUTPUT.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import sys
+
+import chainer
+import chainer.links as L
+import numpy
+
+assert chainer.__version__ == "7.8.1", chainer.__version__
+
+HERE = pathlib.Path(__file__).resolve().parent
+LAYOUTS = HERE / "vision_layouts.json"
+LAYERS = ["conv1", "pool1", "res2", "res3", "res4", "res5", "pool5", "fc6", "prob"]
+MODELS = ["VGG16Layers", "VGG19Layers", "ResNet50Layers", "ResNet101Layers", "ResNet152Layers", "GoogLeNet"]
+
+
+def layout(name: str) -> dict:
+    model = getattr(L, name)(pretrained_model=None)
+    entries = {}
+    chainer.serializers.DictionarySerializer(entries).save(model)
+    return {
+        "available_layers": model.available_layers,
+        "entries": {
+            k: f"{numpy.asarray(v).dtype.name}{list(numpy.shape(v))}" for k, v in sorted(entries.items())
+        },
+    }
+
+
+def activations(model, x) -> dict:
+    with chainer.using_config("train", False), chainer.no_backprop_mode():
+        out = model(x, layers=LAYERS)
+    return {k: v.array for k, v in out.items()}
+
+
+def write(npz: str, inputs: str, output: str) -> None:
+    numpy.random.seed(0)
+    model = L.ResNet50Layers(pretrained_model=None)
+    rng = numpy.random.RandomState(1)
+    for link in model.links():
+        if isinstance(link, L.BatchNormalization):  # statistics that are not the identity
+            link.avg_mean[...] = rng.uniform(-0.1, 0.1, link.avg_mean.shape)
+            link.avg_var[...] = rng.uniform(0.5, 2.0, link.avg_var.shape)
+            link.gamma.array[...] = rng.uniform(0.5, 1.5, link.gamma.shape)
+            link.beta.array[...] = rng.uniform(-0.1, 0.1, link.beta.shape)
+    chainer.serializers.save_npz(npz, model)
+    numpy.savez(output, **activations(model, numpy.load(inputs)["x"]))
+
+
+def check(npz: str, inputs: str, output: str) -> None:
+    model = L.ResNet50Layers(pretrained_model=npz)
+    numpy.savez(output, **activations(model, numpy.load(inputs)["x"]))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1:
+        {"--write": write, "--check": check}[sys.argv[1]](*sys.argv[2:])
+    else:
+        LAYOUTS.write_text(json.dumps({name: layout(name) for name in MODELS}, indent=1) + "\n")
