@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy
 
+from ... import backend
 from ...errors import InvalidInputError, message
 
 __all__ = ["prepare", "oversample", "pillow_available"]
@@ -58,7 +59,8 @@ def prepare(image, size=(224, 224), *, mean, dtype=numpy.float32) -> numpy.ndarr
 
 def oversample(images, crop_dims) -> numpy.ndarray:
     """The ten crops of each CHW image of ``images`` (all of one shape): the four corners and
-    the center, each ``crop_dims = (height, width)``, then the same five mirrored left-right.
+    the center, each ``crop_dims = (height, width)``, then the same five mirrored left-right
+    (Chainer's ``utils.imgproc.oversample``).
 
     >>> oversample([numpy.arange(16.0).reshape(1, 4, 4)], (2, 2))[:, 0, 0, 0].tolist()
     [0.0, 2.0, 8.0, 10.0, 5.0, 1.0, 3.0, 9.0, 11.0, 6.0]
@@ -67,7 +69,8 @@ def oversample(images, crop_dims) -> numpy.ndarray:
     crop_h, crop_w = crop_dims
     tops = (0, 0, height - crop_h, height - crop_h, int(height / 2.0 - crop_h / 2.0))
     lefts = (0, width - crop_w, 0, width - crop_w, int(width / 2.0 - crop_w / 2.0))
-    crops = numpy.empty((10 * len(images), channels, crop_h, crop_w), dtype=images[0].dtype)
+    xp = backend.xp(images[0])  # the crops stay on the images' device
+    crops = xp.empty((10 * len(images), channels, crop_h, crop_w), dtype=images[0].dtype)
     for i, image in enumerate(images):
         five = [
             image[:, top : top + crop_h, left : left + crop_w] for top, left in zip(tops, lefts, strict=True)

@@ -1,0 +1,116 @@
+"""``chainer.links.model.vision.resnet``: ``ResNetLayers``, ``ResNet50Layers``,
+``ResNet101Layers``, ``ResNet152Layers``, their blocks and ``prepare``."""
+
+from __future__ import annotations
+
+import os
+
+import numpy
+
+from ....nn import vision
+from ....nn.vision.image import pillow_available as available
+from ... import configuration, initializers
+from ...link import Chain
+from .._adapter import SpecLink, spec_constructor
+from ._layers import PretrainedLayers, models_directory, prepare_for
+
+__all__ = [
+    "ResNetLayers",
+    "ResNet50Layers",
+    "ResNet101Layers",
+    "ResNet152Layers",
+    "BuildingBlock",
+    "BottleneckA",
+    "BottleneckB",
+    "prepare",
+    "available",
+]
+
+_SOURCE = "https://github.com/KaimingHe/deep-residual-networks"
+
+
+def prepare(image, size=(224, 224)) -> numpy.ndarray:
+    """``image`` as the ResNet models take it: resized, BGR, the mean pixel subtracted, CHW."""
+    return prepare_for(vision.ResNet, image, size)
+
+
+class BottleneckA(SpecLink, Chain):
+    """Chainer's ``BottleneckA``: the first bottleneck of a block (``fnet.nn.vision.BottleneckA``)."""
+
+    spec_type = vision.BottleneckA
+    __init__ = spec_constructor(vision.BottleneckA, "initialW")
+
+
+class BottleneckB(SpecLink, Chain):
+    """Chainer's ``BottleneckB``: a bottleneck with an identity shortcut."""
+
+    spec_type = vision.BottleneckB
+    __init__ = spec_constructor(vision.BottleneckB, "initialW")
+
+
+class BuildingBlock(SpecLink, Chain):
+    """Chainer's ``BuildingBlock``: a ``BottleneckA`` ``a`` and ``BottleneckB`` links ``b1``..."""
+
+    spec_type = vision.BuildingBlock
+    __init__ = spec_constructor(vision.BuildingBlock, "initialW")
+
+    @property
+    def _forward(self) -> list[str]:
+        """The names of the bottlenecks in the order they run (Chainer's attribute)."""
+        return [name for name, _ in self._spec.bottlenecks]
+
+
+class ResNetLayers(PretrainedLayers):
+    """Chainer's ``ResNetLayers(pretrained_model, n_layers, downsample_fb=False)`` around
+    ``fnet.nn.vision.ResNet``. A ``pretrained_model`` ending in ``.caffemodel`` names the
+    original (in the model cache unless a path): its converted npz file
+    ``ResNet-<n>-model.npz`` is loaded from the cache."""
+
+    spec_type = vision.ResNet
+    _pure_model = vision.ResNet
+
+    def __init__(self, pretrained_model, n_layers: int, downsample_fb: bool = False):
+        # the statistics' dtype, as Chainer's BatchNormalization chooses it
+        dtype = configuration.get_dtype(map_mixed16=numpy.float32)
+        initial = initializers.Zero() if pretrained_model else None
+        spec = vision.ResNet(n_layers, downsample_fb, initial, dtype)
+        if pretrained_model and str(pretrained_model).endswith(".caffemodel"):
+            caffemodel = os.path.join(models_directory(), pretrained_model)
+            super().__init__(
+                spec, "auto", npz_name=f"ResNet-{n_layers}-model.npz", source=f"{_SOURCE} ({caffemodel})"
+            )
+        else:
+            super().__init__(spec, pretrained_model)
+
+
+class ResNet50Layers(ResNetLayers):
+    """Chainer's ``ResNet50Layers(pretrained_model='auto', downsample_fb=False)``."""
+
+    def __init__(self, pretrained_model="auto", downsample_fb: bool = False):
+        super().__init__(
+            "ResNet-50-model.caffemodel" if pretrained_model == "auto" else pretrained_model,
+            50,
+            downsample_fb,
+        )
+
+
+class ResNet101Layers(ResNetLayers):
+    """Chainer's ``ResNet101Layers(pretrained_model='auto', downsample_fb=False)``."""
+
+    def __init__(self, pretrained_model="auto", downsample_fb: bool = False):
+        super().__init__(
+            "ResNet-101-model.caffemodel" if pretrained_model == "auto" else pretrained_model,
+            101,
+            downsample_fb,
+        )
+
+
+class ResNet152Layers(ResNetLayers):
+    """Chainer's ``ResNet152Layers(pretrained_model='auto', downsample_fb=False)``."""
+
+    def __init__(self, pretrained_model="auto", downsample_fb: bool = False):
+        super().__init__(
+            "ResNet-152-model.caffemodel" if pretrained_model == "auto" else pretrained_model,
+            152,
+            downsample_fb,
+        )
