@@ -13,6 +13,9 @@ running statistics off their initial values, save it to NPZ, and save to OUTPUT 
 ``LAYERS`` on the images of INPUT (key ``x``) in test mode.
 ``--check NPZ INPUT OUTPUT``: load NPZ (written by fnet) into ``ResNet50Layers`` and save the
 same activations to OUTPUT.
+``--transfer NAME OUTPUT``: run Chainer's own conversion code (``_transfer_resnet50``,
+``_transfer_googlenet``...) of the link NAME from a stand-in for ``CaffeFunction`` whose every
+array is the constant ``caffe_value(layer, entry)``, and save the link to OUTPUT.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from __future__ import annotations
 import json
 import pathlib
 import sys
+import zlib
 
 import chainer
 import chainer.links as L
@@ -31,6 +35,47 @@ HERE = pathlib.Path(__file__).resolve().parent
 LAYOUTS = HERE / "vision_layouts.json"
 LAYERS = ["conv1", "pool1", "res2", "res3", "res4", "res5", "pool5", "fc6", "prob"]
 MODELS = ["VGG16Layers", "VGG19Layers", "ResNet50Layers", "ResNet101Layers", "ResNet152Layers", "GoogLeNet"]
+
+
+def caffe_value(layer: str, entry: str) -> float:
+    """The stand-in value of a Caffe layer's array: exact in float16 and float32, at least 1."""
+    return 1.0 + zlib.crc32(f"{layer}:{entry}".encode()) % 1000 / 8.0
+
+
+class _Stand:
+    """A stand-in for ``CaffeFunction`` or one of its links: every attribute (or item) is
+    another, and ``.array`` (or a statistic ``avg_mean``/``avg_var``) is the constant of the path
+    that led to it."""
+
+    def __init__(self, path=()):
+        self._path = path
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        if name in ("avg_mean", "avg_var"):  # persistent values are arrays themselves
+            return _Stand(self._path + (name,)).array
+        if name == "array":
+            layer, *entry = self._path
+            return numpy.asarray(caffe_value(layer, "/".join(entry)), numpy.float32)
+        return _Stand(self._path + (name,))
+
+    __getitem__ = __getattr__
+
+
+def transfer(name: str, output: str) -> None:
+    from chainer.links.model.vision import googlenet, resnet
+
+    numpy.random.seed(0)
+    model = getattr(L, name)(pretrained_model=None)
+    convert = {
+        "ResNet50Layers": resnet._transfer_resnet50,
+        "ResNet101Layers": resnet._transfer_resnet101,
+        "ResNet152Layers": resnet._transfer_resnet152,
+        "GoogLeNet": googlenet._transfer_googlenet,
+    }[name]
+    convert(_Stand(), model)
+    chainer.serializers.save_npz(output, model, compression=False)
 
 
 def layout(name: str) -> dict:
@@ -72,6 +117,6 @@ def check(npz: str, inputs: str, output: str) -> None:
 
 if __name__ == "__main__":
     if len(sys.argv) > 1:
-        {"--write": write, "--check": check}[sys.argv[1]](*sys.argv[2:])
+        {"--write": write, "--check": check, "--transfer": transfer}[sys.argv[1]](*sys.argv[2:])
     else:
         LAYOUTS.write_text(json.dumps({name: layout(name) for name in MODELS}, indent=1) + "\n")

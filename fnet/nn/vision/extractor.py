@@ -16,8 +16,8 @@ import attrs
 import numpy
 
 from ... import functions as F
-from ... import random
-from ...errors import InvalidInputError, message
+from ... import random, tree
+from ...errors import InvalidInputError, ShapeError, message
 from ..layer import Module
 from .image import oversample as ten_crops
 
@@ -130,6 +130,35 @@ class FeatureExtractor(Module):
         out = self.extract(params, x, ("prob",), state, train=train, key=key)
         return (out[0]["prob"], out[1]) if self.stateful else out["prob"]
 
+    def caffe_sources(self) -> dict[str, tuple[str, str]]:
+        """Where each entry of the params and state comes from in the original Caffe model:
+        ``{"res2/a/bn1/gamma": ("scale2a_branch2a", "W"), ...}`` (entries left out keep their
+        value); the keys are paths of ``init``'s and ``init_state``'s trees."""
+        raise TypeError(f"{type(self).__name__} defines no caffe_sources()")
+
+    def from_caffe(self, params, state, read) -> tuple[dict, dict]:
+        """``(params, state)`` with each entry of ``caffe_sources()`` replaced by
+        ``read(layer, entry)``, the array of the Caffe model's layer (a copy in the entry's dtype)."""
+        trees = {"params": tree.map(lambda a: a, params), "state": tree.map(lambda a: a, state or {})}
+        for path, (layer, entry) in self.caffe_sources().items():
+            names = path.split("/")
+            top = "state" if _has(trees["state"], names) else "params"
+            node = trees[top]
+            for name in names[:-1]:
+                node = node[name]
+            old = node[names[-1]]
+            new = numpy.asarray(read(layer, entry), dtype=numpy.asarray(old).dtype)
+            if new.shape != numpy.shape(old):
+                raise ShapeError(
+                    message(
+                        f"{type(self).__name__}.from_caffe",
+                        f"expected {layer}/{entry} of shape {numpy.shape(old)} for {path}, got {new.shape}",
+                        hint="the Caffe model is not the one this model converts (check its depth)",
+                    )
+                )
+            node[names[-1]] = new
+        return trees["params"], trees["state"]
+
     def predict(self, params, x, state=None, *, oversample: bool = True):
         """The class probabilities of prepared images ``x`` (N, C, 256, 256), in inference mode:
         averaged over the ten crops of ``image.oversample`` (224 x 224), or of the center crop."""
@@ -158,3 +187,12 @@ def _needed(stages: tuple[Stage, ...], layers: tuple[str, ...]) -> set[int]:
         elif i > 0:
             todo.append(i - 1)
     return needed
+
+
+def _has(nested: dict, names: list[str]) -> bool:
+    """Whether the nested dict has an entry at the path ``names``."""
+    for name in names:
+        if not isinstance(nested, dict) or name not in nested:
+            return False
+        nested = nested[name]
+    return True

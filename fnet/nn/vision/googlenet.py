@@ -49,6 +49,28 @@ _INCEPTIONS = {
     "inc5b": (832, 384, 192, 384, 48, 128, 128),
 }
 
+# the Caffe layer of each layer outside the Inception modules, and of each convolution in them
+_CAFFE_LAYERS = {
+    "conv1": "conv1/7x7_s2",
+    "conv2_reduce": "conv2/3x3_reduce",
+    "conv2": "conv2/3x3",
+    "loss1_conv": "loss1/conv",
+    "loss1_fc1": "loss1/fc",
+    "loss1_fc2": "loss1/classifier",
+    "loss2_conv": "loss2/conv",
+    "loss2_fc1": "loss2/fc",
+    "loss2_fc2": "loss2/classifier",
+    "loss3_fc": "loss3/classifier",
+}
+_CAFFE_INCEPTION = {
+    "conv1": "1x1",
+    "proj3": "3x3_reduce",
+    "conv3": "3x3",
+    "proj5": "5x5_reduce",
+    "conv5": "5x5",
+    "projp": "pool_proj",
+}
+
 
 @attrs.frozen(init=False)
 class GoogLeNet(FeatureExtractor):
@@ -102,6 +124,14 @@ class GoogLeNet(FeatureExtractor):
         for name in ("loss1_fc1", "loss1_fc2", "loss2_conv", "loss2_fc1", "loss2_fc2"):
             layers[name] = getattr(self, name)
         return layers
+
+    def caffe_sources(self) -> dict[str, tuple[str, str]]:
+        """BVLC's layer names: ``conv1/7x7_s2``, ``inception_3a/1x1``, ``loss3/classifier``..."""
+        layers = dict(_CAFFE_LAYERS)
+        for name in self.inceptions:
+            prefix = f"inception_{name[3:]}/"
+            layers.update({f"{name}/{ours}": prefix + theirs for ours, theirs in _CAFFE_INCEPTION.items()})
+        return {f"{ours}/{p}": (theirs, p) for ours, theirs in layers.items() for p in ("W", "b")}
 
     def stages(self) -> tuple[Stage, ...]:
         def inception(name):

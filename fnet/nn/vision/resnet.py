@@ -150,6 +150,14 @@ class BuildingBlock(Module):
         return x, state
 
 
+def _caffe_block_names(stage: int, count: int, n_layers: int) -> list[str]:
+    """MSRA's names of the bottlenecks of ``res<stage>``: ``2a``, ``2b``, ``2c`` (letters), or
+    ``4a``, ``4b1``, ``4b2``... where the deeper models have many (their res3 and res4)."""
+    if n_layers == 50 or stage in (2, 5):
+        return [f"{stage}{chr(ord('a') + i)}" for i in range(count)]
+    return [f"{stage}a"] + [f"{stage}b{i}" for i in range(1, count)]
+
+
 def _global_average_pooling_2d(x):
     n, channels, rows, cols = x.shape
     return F.reshape(F.average_pooling_2d(x, (rows, cols), stride=1), (n, channels))
@@ -209,6 +217,28 @@ class ResNet(FeatureExtractor):
             Linear(2048, 1000),
             initialW,
         )
+
+    def caffe_sources(self) -> dict[str, tuple[str, str]]:
+        """MSRA's layer names: ``conv1``, ``bn_conv1``/``scale_conv1``, ``res2a_branch2a``,
+        ``bn2a_branch2a``, ``scale2a_branch2a``..., ``fc1000`` (``conv1``'s bias only in the
+        50-layer model, whose ``conv1`` has one)."""
+        sources = {"bn1/avg_mean": ("bn_conv1", "avg_mean"), "bn1/avg_var": ("bn_conv1", "avg_var")}
+        sources |= {"bn1/gamma": ("scale_conv1", "W"), "bn1/beta": ("scale_conv1", "bias/b")}
+        sources |= {"conv1/W": ("conv1", "W"), "fc6/W": ("fc1000", "W"), "fc6/b": ("fc1000", "b")}
+        if self.n_layers == 50:
+            sources["conv1/b"] = ("conv1", "b")
+        for stage, count in enumerate(_BLOCKS[self.n_layers], 2):
+            for i, caffe in enumerate(_caffe_block_names(stage, count, self.n_layers)):
+                prefix = f"res{stage}/{'a' if i == 0 else f'b{i}'}/"
+                branches = ("2a", "2b", "2c", "1") if i == 0 else ("2a", "2b", "2c")
+                for j, branch in enumerate(branches, 1):
+                    suffix = f"{caffe}_branch{branch}"
+                    sources[f"{prefix}conv{j}/W"] = (f"res{suffix}", "W")
+                    sources[f"{prefix}bn{j}/avg_mean"] = (f"bn{suffix}", "avg_mean")
+                    sources[f"{prefix}bn{j}/avg_var"] = (f"bn{suffix}", "avg_var")
+                    sources[f"{prefix}bn{j}/gamma"] = (f"scale{suffix}", "W")
+                    sources[f"{prefix}bn{j}/beta"] = (f"scale{suffix}", "bias/b")
+        return sources
 
     def stages(self) -> tuple[Stage, ...]:
         return (

@@ -88,6 +88,10 @@ class VGG(FeatureExtractor):
             Stage("prob", (F.softmax,)),
         )
 
+    def caffe_sources(self) -> dict[str, tuple[str, str]]:
+        """The Caffe layers have the same names (``conv1_1`` ... ``fc8``)."""
+        return {f"{name}/{p}": (name, p) for name in self.sublayers() for p in ("W", "b")}
+
 
 class VGG16(VGG):
     """``VGG(16, ...)``: the model of Chainer's ``VGG16Layers``."""

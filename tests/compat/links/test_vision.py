@@ -7,10 +7,13 @@ The round trips with real Chainer run ``tests/golden/make_vision.py`` in Chainer
 
 from __future__ import annotations
 
+import functools
 import importlib
 import json
 import pathlib
 import subprocess
+import types
+import zlib
 
 import numpy
 import pytest
@@ -131,8 +134,93 @@ def test_random_initialization_uses_chainers_initializers():
 
 
 def test_convert_caffemodel_to_npz_says_it_needs_caffe_function(tmp_path):
-    with pytest.raises(ImportError, match=r"VGG16Layers.convert_caffemodel_to_npz: .*CaffeFunction"):
+    with pytest.raises(ImportError, match=r"convert_caffemodel_to_npz: expected .*CaffeFunction to read"):
         L.VGG16Layers.convert_caffemodel_to_npz("VGG_ILSVRC_16_layers.caffemodel", str(tmp_path / "x.npz"))
+
+
+def fake_caffe_function(model):
+    """An object laid out as ``CaffeFunction`` holds the original model's layers (``.conv1.W``,
+    ``.scale_conv1.bias.b``, attributes named ``inception_3a/1x1``...), with random arrays."""
+    rng = numpy.random.default_rng(5)
+    shapes = {"params": model.shapes(), "state": model.state_shapes()}
+    caffe = types.SimpleNamespace()
+    for path, (layer, entry) in model.caffe_sources().items():
+        top = "state" if path.rsplit("/", 1)[1] in ("avg_mean", "avg_var") else "params"
+        shape = functools.reduce(lambda tree, name: tree[name], path.split("/"), shapes[top])
+        node = caffe.__dict__.setdefault(layer, types.SimpleNamespace())
+        *parents, leaf = entry.split("/")
+        for name in parents:
+            node = node.__dict__.setdefault(name, types.SimpleNamespace())
+        setattr(node, leaf, types.SimpleNamespace(array=rng.uniform(0.5, 1.5, shape).astype(numpy.float32)))
+    return caffe
+
+
+@pytest.mark.parametrize("cls", [L.ResNet50Layers, L.GoogLeNet])
+def test_convert_caffemodel_to_npz_moves_each_caffe_layer_to_chainers_name(cls, tmp_path, monkeypatch):
+    model = cls._pretrained_model()
+    caffe = fake_caffe_function(model)
+    monkeypatch.setattr(
+        importlib.import_module("fnet.compat.links.vision._layers"), "read_caffemodel", lambda p: caffe
+    )
+    cls.convert_caffemodel_to_npz("original.caffemodel", str(tmp_path / "converted.npz"))
+    link = cls(pretrained_model=str(tmp_path / "converted.npz"))
+    for path, (layer, entry) in model.caffe_sources().items():
+        ours = functools.reduce(getattr, path.split("/"), link)
+        theirs = functools.reduce(getattr, [layer, *entry.split("/")], caffe).array
+        numpy.testing.assert_array_equal(getattr(ours, "array", ours), theirs, err_msg=path)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("cls", [L.ResNet50Layers, L.ResNet101Layers, L.GoogLeNet])
+def test_conversion_moves_the_caffe_layers_as_chainers_own_code(cls, tmp_path, monkeypatch):
+    run_chainer("--transfer", cls.__name__, tmp_path / "chainer.npz")  # Chainer's _transfer_* functions
+    model = cls._pretrained_model()
+    shapes = {"params": model.shapes(), "state": model.state_shapes()}
+    caffe = StandIn(shapes, model.caffe_sources())
+    monkeypatch.setattr(
+        importlib.import_module("fnet.compat.links.vision._layers"), "read_caffemodel", lambda p: caffe
+    )
+    cls.convert_caffemodel_to_npz("original.caffemodel", str(tmp_path / "fnet.npz"))
+    ours, theirs = numpy.load(tmp_path / "fnet.npz"), numpy.load(tmp_path / "chainer.npz")
+    assert sorted(ours.files) == sorted(theirs.files)
+    # the entries Chainer's code moved are constants >= 1 (random or zero entries are not)
+    moved = {
+        k
+        for k in theirs.files
+        if theirs[k].size and theirs[k].min() >= 1 and theirs[k].min() == theirs[k].max()
+    }
+    assert moved == set(model.caffe_sources())
+    for key in moved:
+        numpy.testing.assert_array_equal(ours[key], theirs[key], err_msg=key)
+
+
+class StandIn:
+    """make_vision.py's stand-in for CaffeFunction, with arrays of the shapes the model reads."""
+
+    def __init__(self, shapes, sources, path=()):
+        self._shapes, self._sources, self._path = shapes, sources, path
+
+    def __getattr__(self, name):
+        if name != "array":
+            return StandIn(self._shapes, self._sources, self._path + (name,))
+        layer, *entry = self._path
+        ours = next(p for p, source in self._sources.items() if source == (layer, "/".join(entry)))
+        top = "state" if ours.rsplit("/", 1)[1] in ("avg_mean", "avg_var") else "params"
+        shape = functools.reduce(lambda tree, name: tree[name], ours.split("/"), self._shapes[top])
+        return numpy.full(shape, caffe_value(layer, "/".join(entry)), numpy.float32)
+
+
+def caffe_value(layer: str, entry: str) -> float:
+    return 1.0 + zlib.crc32(f"{layer}:{entry}".encode()) % 1000 / 8.0  # make_vision.py's
+
+
+def test_resnet_caffe_names_follow_msra():
+    sources = vision.ResNet152().caffe_sources()
+    assert sources["res3/b7/bn2/gamma"] == ("scale3b7_branch2b", "W")
+    assert sources["res4/b35/conv3/W"] == ("res4b35_branch2c", "W")
+    assert sources["res2/a/conv4/W"] == ("res2a_branch1", "W")
+    assert sources["res5/b2/bn1/beta"] == ("scale5c_branch2a", "bias/b")
+    assert "conv1/b" not in sources and vision.ResNet50().caffe_sources()["conv1/b"] == ("conv1", "b")
 
 
 # -- npz files shared with real Chainer ----------------------------------------------------------
@@ -167,6 +255,7 @@ def images(path):
     return x
 
 
+@pytest.mark.slow
 def test_resnet50_written_by_chainer_loads_and_extracts_the_same(tmp_path):
     x = images(tmp_path / "x.npz")
     run_chainer("--write", tmp_path / "chainer.npz", tmp_path / "x.npz", tmp_path / "theirs.npz")
@@ -180,6 +269,7 @@ def test_resnet50_written_by_chainer_loads_and_extracts_the_same(tmp_path):
     assert_same_activations(found, numpy.load(tmp_path / "theirs.npz"))
 
 
+@pytest.mark.slow
 def test_resnet50_written_by_fnet_loads_in_chainer_and_extracts_the_same(tmp_path):
     x = images(tmp_path / "x.npz")
     link = L.ResNet50Layers(pretrained_model=None)

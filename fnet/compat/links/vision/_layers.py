@@ -16,9 +16,11 @@ from typing import Any, ClassVar
 import numpy
 
 from .... import functions as _pure
+from .... import random
 from ....data.convert import concat_examples
 from ....data.download import DatasetCacheError, get_dataset_directory
 from ....errors import message
+from ....io import save_npz
 from ....nn.vision import Dropout, FeatureExtractor
 from ....nn.vision import prepare as _prepare
 from ... import configuration
@@ -29,7 +31,7 @@ from ...serializers import load_npz
 from ...variable import Variable, no_backprop_mode
 from .._adapter import SpecLink, _as_persistents, parse_kwargs
 
-__all__ = ["PretrainedLayers", "prepare_for", "models_directory"]
+__all__ = ["PretrainedLayers", "prepare_for", "models_directory", "read_caffemodel"]
 
 _RETIRED = "argument is not supported anymore. Use chainer.using_config"
 
@@ -42,6 +44,37 @@ def models_directory() -> str:
 def prepare_for(model: type[FeatureExtractor], image, size=(224, 224)) -> numpy.ndarray:
     """``image`` prepared for ``model`` (its mean pixel), in ``config.dtype``."""
     return _prepare(image, size, mean=model.mean_bgr, dtype=configuration.get_dtype())
+
+
+def read_caffemodel(path: str):
+    """The Caffe model at ``path`` as Chainer's ``CaffeFunction`` reads it."""
+    raise ImportError(
+        f"convert_caffemodel_to_npz: expected chainer.links.caffe.CaffeFunction to read {path!r}, "
+        "but this build of fnet has no Caffe reader yet\n"
+        "  hint: convert with Chainer 7.8.1 (the same classmethod); the npz file it writes loads here"
+    )
+
+
+def _caffe_reader(path: str):
+    """``read(layer, entry)``: the array at ``entry`` (``"W"``, ``"bias/b"``) of the Caffe
+    model's ``layer``."""
+    caffe = read_caffemodel(path)
+
+    def read(layer: str, entry: str):
+        node = getattr(caffe, layer)
+        for name in entry.split("/"):
+            node = getattr(node, name)
+        return getattr(node, "array", node)
+
+    return read
+
+
+def _merged(params: dict, state: dict) -> dict:
+    """One tree of the params and the state (Chainer's npz holds both under the same keys)."""
+    out = dict(params)
+    for name, value in state.items():
+        out[name] = _merged(out.get(name, {}), value) if isinstance(value, dict) else value
+    return out
 
 
 @functools.cache
@@ -98,13 +131,19 @@ class PretrainedLayers(SpecLink, Chain):
         load_npz(path, self)
 
     @classmethod
-    def convert_caffemodel_to_npz(cls, path_caffemodel, path_npz, **kwargs):
-        """Convert Chainer's way: read the caffemodel with ``CaffeFunction`` and save the npz."""
-        raise ImportError(
-            f"{cls.__name__}.convert_caffemodel_to_npz: expected chainer.links.caffe.CaffeFunction to read "
-            f"{path_caffemodel!r}, but this build of fnet has no Caffe reader yet\n"
-            "  hint: convert with Chainer 7.8.1 (the same classmethod); the npz file it writes loads here"
+    def convert_caffemodel_to_npz(cls, path_caffemodel, path_npz, **kwargs) -> None:
+        """Convert the original Caffe model (read by ``CaffeFunction``) to the npz file that
+        ``pretrained_model`` loads; ``kwargs`` are the model's (ResNet's ``n_layers``)."""
+        model = cls._pretrained_model(**kwargs)
+        params, state = model.from_caffe(
+            model.init(random.key(0)), model.init_state(), _caffe_reader(path_caffemodel)
         )
+        save_npz(path_npz, _merged(params, state), compression=False)
+
+    @classmethod
+    def _pretrained_model(cls, **kwargs) -> FeatureExtractor:
+        """The pure model that a pretrained link holds (drawn with zeros: it is overwritten)."""
+        raise TypeError(f"{cls.__name__} defines no _pretrained_model()")
 
     # -- what Chainer's link shows ------------------------------------------------------------
     @property

@@ -26,10 +26,14 @@ class GoogLeNet(PretrainedLayers):
     _retired_extract = ("train", "volatile")
 
     def __init__(self, pretrained_model="auto"):
-        spec = vision.GoogLeNet(initializers.Zero() if pretrained_model else None)
+        spec = self._pretrained_model() if pretrained_model else vision.GoogLeNet()
         super().__init__(
             spec,
             pretrained_model,
             npz_name="bvlc_googlenet.npz",
             source="http://dl.caffe.berkeleyvision.org/bvlc_googlenet.caffemodel",
         )
+
+    @classmethod
+    def _pretrained_model(cls) -> vision.GoogLeNet:
+        return vision.GoogLeNet(initializers.Zero())

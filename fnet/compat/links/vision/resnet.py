@@ -70,10 +70,10 @@ class ResNetLayers(PretrainedLayers):
     _pure_model = vision.ResNet
 
     def __init__(self, pretrained_model, n_layers: int, downsample_fb: bool = False):
-        # the statistics' dtype, as Chainer's BatchNormalization chooses it
-        dtype = configuration.get_dtype(map_mixed16=numpy.float32)
-        initial = initializers.Zero() if pretrained_model else None
-        spec = vision.ResNet(n_layers, downsample_fb, initial, dtype)
+        if pretrained_model:
+            spec = self._pretrained_model(n_layers, downsample_fb)
+        else:
+            spec = vision.ResNet(n_layers, downsample_fb, None, _statistics_dtype())
         if pretrained_model and str(pretrained_model).endswith(".caffemodel"):
             caffemodel = os.path.join(models_directory(), pretrained_model)
             super().__init__(
@@ -81,6 +81,18 @@ class ResNetLayers(PretrainedLayers):
             )
         else:
             super().__init__(spec, pretrained_model)
+
+    _depth = 50  # the n_layers of convert_caffemodel_to_npz
+
+    @classmethod
+    def _pretrained_model(cls, n_layers: int | None = None, downsample_fb: bool = False) -> vision.ResNet:
+        depth = cls._depth if n_layers is None else n_layers
+        return vision.ResNet(depth, downsample_fb, initializers.Zero(), _statistics_dtype())
+
+
+def _statistics_dtype():
+    """The batch normalizations' dtype, as Chainer's ``BatchNormalization`` chooses it."""
+    return configuration.get_dtype(map_mixed16=numpy.float32)
 
 
 class ResNet50Layers(ResNetLayers):
@@ -97,6 +109,8 @@ class ResNet50Layers(ResNetLayers):
 class ResNet101Layers(ResNetLayers):
     """Chainer's ``ResNet101Layers(pretrained_model='auto', downsample_fb=False)``."""
 
+    _depth = 101
+
     def __init__(self, pretrained_model="auto", downsample_fb: bool = False):
         super().__init__(
             "ResNet-101-model.caffemodel" if pretrained_model == "auto" else pretrained_model,
@@ -107,6 +121,8 @@ class ResNet101Layers(ResNetLayers):
 
 class ResNet152Layers(ResNetLayers):
     """Chainer's ``ResNet152Layers(pretrained_model='auto', downsample_fb=False)``."""
+
+    _depth = 152
 
     def __init__(self, pretrained_model="auto", downsample_fb: bool = False):
         super().__init__(

@@ -36,11 +36,17 @@ class VGGLayers(PretrainedLayers):
     _pure_model = vision.VGG
     extract_layers = ("fc7",)
 
+    _depth = 16  # the n_layers of convert_caffemodel_to_npz
+
     def __init__(self, pretrained_model="auto", n_layers: int = 16):
-        zero = initializers.Zero()
-        spec = vision.VGG(n_layers, zero, zero) if pretrained_model else vision.VGG(n_layers)
+        spec = self._pretrained_model(n_layers) if pretrained_model else vision.VGG(n_layers)
         npz_name, source = _FILES[n_layers]
         super().__init__(spec, pretrained_model, npz_name=npz_name, source=source)
+
+    @classmethod
+    def _pretrained_model(cls, n_layers: int | None = None) -> vision.VGG:
+        zero = initializers.Zero()
+        return vision.VGG(cls._depth if n_layers is None else n_layers, zero, zero)
 
 
 class VGG16Layers(VGGLayers):
@@ -52,6 +58,8 @@ class VGG16Layers(VGGLayers):
 
 class VGG19Layers(VGGLayers):
     """Chainer's ``VGG19Layers(pretrained_model='auto')``."""
+
+    _depth = 19
 
     def __init__(self, pretrained_model="auto"):
         super().__init__(pretrained_model, 19)
