@@ -214,6 +214,29 @@ def caffe_value(layer: str, entry: str) -> float:
     return 1.0 + zlib.crc32(f"{layer}:{entry}".encode()) % 1000 / 8.0  # make_vision.py's
 
 
+def test_resnet_auto_converts_a_caffemodel_placed_in_the_cache(tmp_path, monkeypatch):
+    models = tmp_path / "pfnet" / "chainer" / "models"
+    models.mkdir(parents=True)
+    (models / "ResNet-50-model.caffemodel").write_bytes(b"")  # read by the stand-in below
+    caffe = fake_caffe_function(L.ResNet50Layers._pretrained_model())
+    read = []
+    monkeypatch.setattr(
+        importlib.import_module("fnet.compat.links.vision._layers"),
+        "read_caffemodel",
+        lambda p: read.append(p) or caffe,
+    )
+    set_dataset_root(tmp_path)
+    try:
+        link = L.ResNet50Layers()
+        again = L.ResNet50Layers()  # the npz is there now: the caffemodel is not read again
+    finally:
+        set_dataset_root(None)
+    assert read == [str(models / "ResNet-50-model.caffemodel")]
+    assert (models / "ResNet-50-model.npz").exists()
+    for loaded in (link, again):
+        numpy.testing.assert_array_equal(loaded.fc6.W.array, caffe.fc1000.W.array)
+
+
 def test_resnet_caffe_names_follow_msra():
     sources = vision.ResNet152().caffe_sources()
     assert sources["res3/b7/bn2/gamma"] == ("scale3b7_branch2b", "W")

@@ -104,31 +104,37 @@ class PretrainedLayers(SpecLink, Chain):
     _pure_model: ClassVar[type[FeatureExtractor]] = FeatureExtractor
 
     def __init__(
-        self, spec: FeatureExtractor, pretrained_model: Any = "auto", *, npz_name: str = "", source: str = ""
+        self, spec: FeatureExtractor, pretrained_model: Any = "auto", *, npz_name: str = "", url: str = ""
     ):
         SpecLink.__init__(self, spec)
         if pretrained_model == "auto":
-            self._load_cached(npz_name, source)
+            self._load_cached(npz_name, url)
         elif pretrained_model:
             load_npz(pretrained_model, self)
 
-    def _load_cached(self, npz_name: str, source: str) -> None:
-        """Load ``npz_name`` from Chainer's model cache, or explain how to make it."""
+    def _load_cached(self, npz_name: str, url: str) -> None:
+        """Load ``npz_name`` from Chainer's model cache, or explain how to make it from the
+        original, found at ``url``."""
         path = os.path.join(models_directory(), npz_name)
         if not os.path.exists(path):
+            caffemodel = self._caffemodel_name(url)
             raise DatasetCacheError(
                 message(
                     type(self).__name__,
                     f"expected the converted model {path} (pretrained_model='auto'), got no such file",
                     hint=(
-                        f"fnet downloads nothing: get the original from {source}, then convert it once with\n"
+                        f"fnet downloads nothing: get {caffemodel} from {url}, then convert it once with\n"
                         f'    python -c "import fnet.compat.links as L; L.{type(self).__name__}'
-                        f".convert_caffemodel_to_npz('{os.path.basename(source)}', '{path}')\"\n"
+                        f".convert_caffemodel_to_npz('{caffemodel}', '{path}')\"\n"
                         "  or copy that file from a Chainer cache; pretrained_model=None gives a random model"
                     ),
                 )
             )
         load_npz(path, self)
+
+    def _caffemodel_name(self, url: str) -> str:
+        """The file name of the original Caffe model."""
+        return os.path.basename(url)
 
     @classmethod
     def convert_caffemodel_to_npz(cls, path_caffemodel, path_npz, **kwargs) -> None:

@@ -31,7 +31,7 @@ class GoogLeNet(PretrainedLayers):
             spec,
             pretrained_model,
             npz_name="bvlc_googlenet.npz",
-            source="http://dl.caffe.berkeleyvision.org/bvlc_googlenet.caffemodel",
+            url="http://dl.caffe.berkeleyvision.org/bvlc_googlenet.caffemodel",
         )
 
     @classmethod

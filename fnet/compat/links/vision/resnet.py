@@ -74,13 +74,21 @@ class ResNetLayers(PretrainedLayers):
             spec = self._pretrained_model(n_layers, downsample_fb)
         else:
             spec = vision.ResNet(n_layers, downsample_fb, None, _statistics_dtype())
+        self._caffemodel = None
         if pretrained_model and str(pretrained_model).endswith(".caffemodel"):
-            caffemodel = os.path.join(models_directory(), pretrained_model)
-            super().__init__(
-                spec, "auto", npz_name=f"ResNet-{n_layers}-model.npz", source=f"{_SOURCE} ({caffemodel})"
-            )
+            # Chainer's layout: the original and its conversion side by side in the model cache
+            npz_name = f"ResNet-{n_layers}-model.npz"
+            npz_path = os.path.join(models_directory(), npz_name)
+            self._caffemodel = os.path.join(models_directory(), pretrained_model)
+            if os.path.exists(self._caffemodel) and not os.path.exists(npz_path):
+                type(self).convert_caffemodel_to_npz(self._caffemodel, npz_path, n_layers=n_layers)
+            super().__init__(spec, "auto", npz_name=npz_name, url=_SOURCE)
         else:
             super().__init__(spec, pretrained_model)
+
+    def _caffemodel_name(self, url: str) -> str:
+        """The caffemodel ``pretrained_model`` names (Chainer converts it where it is placed)."""
+        return self._caffemodel
 
     _depth = 50  # the n_layers of convert_caffemodel_to_npz
 

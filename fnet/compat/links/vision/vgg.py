@@ -40,8 +40,8 @@ class VGGLayers(PretrainedLayers):
 
     def __init__(self, pretrained_model="auto", n_layers: int = 16):
         spec = self._pretrained_model(n_layers) if pretrained_model else vision.VGG(n_layers)
-        npz_name, source = _FILES[n_layers]
-        super().__init__(spec, pretrained_model, npz_name=npz_name, source=source)
+        npz_name, url = _FILES[n_layers]
+        super().__init__(spec, pretrained_model, npz_name=npz_name, url=url)
 
     @classmethod
     def _pretrained_model(cls, n_layers: int | None = None) -> vision.VGG:
