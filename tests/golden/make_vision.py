@@ -1,10 +1,13 @@
 """Chainer's side of the pretrained-convnet tests (fnet.compat's VGG, ResNet and GoogLeNet
 links), run with Chainer 7.8.1's python.
 
-Without arguments it writes ``vision_layouts.json`` next to this file: for each of
+Without arguments it writes ``vision_layouts.json`` next to this file: under ``layouts``, for
+each of
 ``VGG16Layers``, ``VGG19Layers``, ``ResNet50Layers``, ``ResNet101Layers``, ``ResNet152Layers``
 and ``GoogLeNet`` built with ``pretrained_model=None``, every key of the npz file Chainer
-saves, with its dtype and shape (``"float32[64, 3, 3, 3]"``), and the model's ``available_layers``::
+saves, with its dtype and shape (``"float32[64, 3, 3, 3]"``), and the model's
+``available_layers``; under ``signatures``, the constructor's parameters of each link class
+(``[name, kind, repr(default)]``)::
 
     benchmarks/.venvs/chainer/bin/python tests/golden/make_vision.py
 
@@ -20,6 +23,7 @@ array is the constant ``caffe_value(layer, entry)``, and save the link to OUTPUT
 
 from __future__ import annotations
 
+import inspect
 import json
 import pathlib
 import sys
@@ -34,6 +38,13 @@ assert chainer.__version__ == "7.8.1", chainer.__version__
 HERE = pathlib.Path(__file__).resolve().parent
 LAYOUTS = HERE / "vision_layouts.json"
 LAYERS = ["conv1", "pool1", "res2", "res3", "res4", "res5", "pool5", "fc6", "prob"]
+SIGNATURES = ["VGGLayers", "ResNetLayers", "GoogLeNet"] + [
+    "VGG16Layers",
+    "VGG19Layers",
+    "ResNet50Layers",
+    "ResNet101Layers",
+    "ResNet152Layers",
+]
 MODELS = ["VGG16Layers", "VGG19Layers", "ResNet50Layers", "ResNet101Layers", "ResNet152Layers", "GoogLeNet"]
 
 
@@ -90,6 +101,17 @@ def layout(name: str) -> dict:
     }
 
 
+def signature(name: str) -> list:
+    """The constructor's parameters of the link class ``name``: ``[name, kind, repr(default)]``."""
+    from chainer.links.model.vision import googlenet, resnet, vgg
+
+    cls = next(getattr(m, name) for m in (vgg, resnet, googlenet) if hasattr(m, name))
+    return [
+        [p.name, p.kind.name, None if p.default is p.empty else repr(p.default)]
+        for p in inspect.signature(cls).parameters.values()
+    ]
+
+
 def activations(model, x) -> dict:
     with chainer.using_config("train", False), chainer.no_backprop_mode():
         out = model(x, layers=LAYERS)
@@ -119,4 +141,8 @@ if __name__ == "__main__":
     if len(sys.argv) > 1:
         {"--write": write, "--check": check, "--transfer": transfer}[sys.argv[1]](*sys.argv[2:])
     else:
-        LAYOUTS.write_text(json.dumps({name: layout(name) for name in MODELS}, indent=1) + "\n")
+        golden = {
+            "layouts": {name: layout(name) for name in MODELS},
+            "signatures": {name: signature(name) for name in SIGNATURES},
+        }
+        LAYOUTS.write_text(json.dumps(golden, indent=1) + "\n")

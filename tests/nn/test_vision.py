@@ -40,7 +40,7 @@ def entries(model) -> dict:
 
 @pytest.mark.parametrize("name", sorted(MODELS))
 def test_params_and_state_have_chainers_npz_layout(name):
-    golden = json.loads(GOLDEN.read_text())[name]  # written by Chainer 7.8.1 (make_vision.py)
+    golden = json.loads(GOLDEN.read_text())["layouts"][name]  # written by Chainer 7.8.1 (make_vision.py)
     model = MODELS[name]()
     assert entries(model) == golden["entries"]
     assert model.available_layers == golden["available_layers"]

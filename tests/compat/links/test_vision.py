@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import inspect
 import json
 import pathlib
 import subprocess
@@ -48,9 +49,20 @@ def resnet50():
 @pytest.mark.parametrize("name", ["ResNet50Layers", "GoogLeNet"])
 def test_links_save_chainers_npz_keys(name, resnet50):
     link = resnet50 if name == "ResNet50Layers" else L.GoogLeNet(pretrained_model=None)
-    golden = json.loads((GOLDEN / "vision_layouts.json").read_text())[name]  # Chainer 7.8.1's
+    golden = json.loads((GOLDEN / "vision_layouts.json").read_text())["layouts"][name]  # Chainer 7.8.1's
     assert held(link) == golden["entries"]
     assert link.available_layers == golden["available_layers"]
+
+
+SIGNATURES = json.loads((GOLDEN / "vision_layouts.json").read_text())["signatures"]  # Chainer's
+
+
+@pytest.mark.parametrize("name", sorted(SIGNATURES))
+def test_constructor_arguments_are_chainers(name):
+    cls = getattr(L, name, None) or getattr(L.vision.vgg, name)
+    params = inspect.signature(cls).parameters.values()
+    rows = [[p.name, p.kind.name, None if p.default is p.empty else repr(p.default)] for p in params]
+    assert rows == SIGNATURES[name]
 
 
 def test_chainers_module_paths():
