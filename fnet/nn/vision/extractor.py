@@ -162,7 +162,6 @@ class FeatureExtractor(Module):
     def predict(self, params, x, state=None, *, oversample: bool = True):
         """The class probabilities of prepared images ``x`` (N, C, 256, 256), in inference mode:
         averaged over the ten crops of ``image.oversample`` (224 x 224), or of the center crop."""
-        x = numpy.asarray(x)
         crops = ten_crops(x, (224, 224)) if oversample else x[:, :, 16:240, 16:240]
         out = self.extract(params, crops, ("prob",), state, train=False)
         y = (out[0] if self.stateful else out)["prob"]
