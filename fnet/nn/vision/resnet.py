@@ -24,19 +24,26 @@ __all__ = ["BottleneckA", "BottleneckB", "BuildingBlock", "ResNet", "ResNet50", 
 _BLOCKS = {50: (3, 4, 6, 3), 101: (3, 4, 23, 3), 152: (3, 8, 36, 3)}
 
 
-def _conv_bn(n_in, n_out, ksize, stride, pad, initialW, dtype):
+def _conv_bn_pair(n_in, n_out, ksize, stride, pad, initialW, dtype):
     """A convolution without bias and the batch normalization after it."""
     return Convolution2D(n_in, n_out, ksize, stride, pad, nobias=True, initialW=initialW), BatchNormalization(
         n_out, dtype=dtype
     )
 
 
-def _bn_stateful(conv, bn, params, state, name, x, train):
-    """``bn(conv(x))`` for the children ``conv<name>`` and ``bn<name>``; the new state of bn is
-    written into ``state``."""
-    h = conv.apply(params[f"conv{name}"], x)
-    h, state[f"bn{name}"] = bn.apply(params[f"bn{name}"], h, state[f"bn{name}"], train=train)
+def _conv_bn_apply(block, i: int, params, state: dict, x, train: bool):
+    """``bn<i>(conv<i>(x))`` of the bottleneck ``block``; bn's new state is written into ``state``."""
+    conv, bn = getattr(block, f"conv{i}"), getattr(block, f"bn{i}")
+    h = conv.apply(params[f"conv{i}"], x)
+    h, state[f"bn{i}"] = bn.apply(params[f"bn{i}"], h, state[f"bn{i}"], train=train)
     return h
+
+
+def _residual(block, params, state: dict, x, train: bool):
+    """The three convolutions of a bottleneck, before the shortcut is added."""
+    h = F.relu(_conv_bn_apply(block, 1, params, state, x, train))
+    h = F.relu(_conv_bn_apply(block, 2, params, state, h, train))
+    return _conv_bn_apply(block, 3, params, state, h, train)
 
 
 @attrs.frozen(init=False)
@@ -69,19 +76,17 @@ class BottleneckA(Module):
     ):
         stride_1x1, stride_3x3 = (1, stride) if downsample_fb else (stride, 1)
         self.__attrs_init__(
-            *_conv_bn(in_channels, mid_channels, 1, stride_1x1, 0, initialW, dtype),
-            *_conv_bn(mid_channels, mid_channels, 3, stride_3x3, 1, initialW, dtype),
-            *_conv_bn(mid_channels, out_channels, 1, 1, 0, initialW, dtype),
-            *_conv_bn(in_channels, out_channels, 1, stride, 0, initialW, dtype),
+            *_conv_bn_pair(in_channels, mid_channels, 1, stride_1x1, 0, initialW, dtype),
+            *_conv_bn_pair(mid_channels, mid_channels, 3, stride_3x3, 1, initialW, dtype),
+            *_conv_bn_pair(mid_channels, out_channels, 1, 1, 0, initialW, dtype),
+            *_conv_bn_pair(in_channels, out_channels, 1, stride, 0, initialW, dtype),
         )
 
     def apply(self, params, x, state, *, train: bool = True):
         """``(y, new_state)`` for the images ``x``."""
         state = dict(state)
-        h = F.relu(_bn_stateful(self.conv1, self.bn1, params, state, 1, x, train))
-        h = F.relu(_bn_stateful(self.conv2, self.bn2, params, state, 2, h, train))
-        h = _bn_stateful(self.conv3, self.bn3, params, state, 3, h, train)
-        return F.relu(h + _bn_stateful(self.conv4, self.bn4, params, state, 4, x, train)), state
+        h = _residual(self, params, state, x, train)
+        return F.relu(h + _conv_bn_apply(self, 4, params, state, x, train)), state
 
 
 @attrs.frozen(init=False)
@@ -99,18 +104,15 @@ class BottleneckB(Module):
 
     def __init__(self, in_channels, mid_channels, initialW=None, dtype=None):
         self.__attrs_init__(
-            *_conv_bn(in_channels, mid_channels, 1, 1, 0, initialW, dtype),
-            *_conv_bn(mid_channels, mid_channels, 3, 1, 1, initialW, dtype),
-            *_conv_bn(mid_channels, in_channels, 1, 1, 0, initialW, dtype),
+            *_conv_bn_pair(in_channels, mid_channels, 1, 1, 0, initialW, dtype),
+            *_conv_bn_pair(mid_channels, mid_channels, 3, 1, 1, initialW, dtype),
+            *_conv_bn_pair(mid_channels, in_channels, 1, 1, 0, initialW, dtype),
         )
 
     def apply(self, params, x, state, *, train: bool = True):
         """``(y, new_state)`` for the images ``x``."""
         state = dict(state)
-        h = F.relu(_bn_stateful(self.conv1, self.bn1, params, state, 1, x, train))
-        h = F.relu(_bn_stateful(self.conv2, self.bn2, params, state, 2, h, train))
-        h = _bn_stateful(self.conv3, self.bn3, params, state, 3, h, train)
-        return F.relu(h + x), state
+        return F.relu(_residual(self, params, state, x, train) + x), state
 
 
 @attrs.frozen(init=False)
