@@ -116,14 +116,8 @@ class GoogLeNet(FeatureExtractor):
         )
 
     def sublayers(self) -> dict:
-        """The layers by Chainer's names (the Inception modules as ``inc3a`` ...)."""
-        layers = {
-            name: getattr(self, name) for name in ("conv1", "conv2_reduce", "conv2", "loss3_fc", "loss1_conv")
-        }
-        layers.update(self.inceptions)
-        for name in ("loss1_fc1", "loss1_fc2", "loss2_conv", "loss2_fc1", "loss2_fc2"):
-            layers[name] = getattr(self, name)
-        return layers
+        """The layers by Chainer's names: the fields, and the Inception modules as ``inc3a`` ..."""
+        return {**FeatureExtractor.sublayers(self), **self.inceptions}
 
     def caffe_sources(self) -> dict[str, tuple[str, str]]:
         """BVLC's layer names: ``conv1/7x7_s2``, ``inception_3a/1x1``, ``loss3/classifier``..."""

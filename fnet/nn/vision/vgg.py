@@ -73,7 +73,7 @@ class VGG(FeatureExtractor):
 
     def sublayers(self) -> dict:
         """The convolutions and the fully connected layers, by Chainer's names."""
-        return {**self.convs, "fc6": self.fc6, "fc7": self.fc7, "fc8": self.fc8}
+        return {**self.convs, **FeatureExtractor.sublayers(self)}
 
     def stages(self) -> tuple[Stage, ...]:
         stages = []
