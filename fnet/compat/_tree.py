@@ -74,6 +74,19 @@ TABLES: dict[str, dict[str, str]] = {
         "loss.hierarchical_softmax": "BinaryHierarchicalSoftmax",
         "loss.negative_sampling": "NegativeSampling",
         "model.classifier": "Classifier",
+        "model.vision.googlenet": (
+            "links.vision.googlenet:GoogLeNet links.vision.googlenet:prepare links.vision.googlenet:available"
+        ),
+        "model.vision.resnet": (
+            "links.vision.resnet:ResNetLayers links.vision.resnet:ResNet50Layers "
+            "links.vision.resnet:ResNet101Layers links.vision.resnet:ResNet152Layers "
+            "links.vision.resnet:BuildingBlock links.vision.resnet:BottleneckA "
+            "links.vision.resnet:BottleneckB links.vision.resnet:prepare links.vision.resnet:available"
+        ),
+        "model.vision.vgg": (
+            "links.vision.vgg:VGGLayers links.vision.vgg:VGG16Layers links.vision.vgg:VGG19Layers "
+            "links.vision.vgg:prepare links.vision.vgg:available"
+        ),
         "normalization.batch_normalization": "BatchNormalization",
         "normalization.batch_renormalization": "BatchRenormalization",
         "normalization.decorrelated_batch_normalization": (

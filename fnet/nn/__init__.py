@@ -1,5 +1,6 @@
 """Pure layers (Chainer's links as specs): ``init(key) -> params``, ``apply(params, x, ...)``."""
 
+from . import vision  # the pretrained convnets (VGG, ResNet, GoogLeNet)
 from .classifier import Classifier
 from .connection import (
     Bias,
@@ -64,6 +65,7 @@ from .spectral_normalization import spectral_normalize
 from .tree_lstm import ChildSumTreeLSTM, NaryTreeLSTM
 
 __all__ = [
+    "vision",
     "Layer",
     "Module",
     "Sequential",

@@ -15,6 +15,8 @@ from fnet.compat.serializers import DictionarySerializer
 HERE = pathlib.Path(__file__).parents[2] / "golden"
 GOLDEN = json.loads((HERE / "links_names.json").read_text())
 SIGNATURES = json.loads((HERE / "links_signatures.json").read_text())
+# the pretrained convnets' layouts are in their own golden (tests/golden/make_vision.py)
+VISION = json.loads((HERE / "vision_layouts.json").read_text())["layouts"]
 # Keywords Chainer parses out of **kwargs; here they are named keyword-only parameters.
 KWARGS_AS_KEYWORDS = {"dilate", "groups", "conv_init", "bias_init"}
 NAMESPACE = {
@@ -63,6 +65,7 @@ UNSUPPORTED = {"TheanoFunction"}  # Theano does not install on Python 3.11+
 
 def test_every_link_of_the_checklist_is_exported_and_has_a_case():
     made = {entry["make"].split("(")[0].removeprefix("L.") for entry in GOLDEN.values()}
+    made |= set(VISION) | {"ResNetLayers"}  # ResNetLayers: the base of ResNet50Layers, its layout
     assert made <= set(L.__all__)
     assert {name for name in L.__all__ if name[0].isupper()} - UNSUPPORTED == made
 
