@@ -48,7 +48,12 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 
 # Function-local imports of fnet modules that must stay deferred: (importing module, imported
 # module) -> why. Keep this short; an entry needs an optional dependency behind it.
-DEFERRED: dict[tuple[str, str], str] = {}
+DEFERRED: dict[tuple[str, str], str] = {
+    ("fnet.compat.links.vision._layers", "fnet.compat.links.caffe.caffe_function"): (
+        "CaffeFunction needs protobuf (the caffe extra): the vision links import without it and "
+        "read a caffemodel only when asked to convert one, as Chainer's do"
+    ),
+}
 
 
 class Arrow:

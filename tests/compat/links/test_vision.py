@@ -145,9 +145,14 @@ def test_random_initialization_uses_chainers_initializers():
     assert vision.GoogLeNet().loss3_fc.initialW == initializers.LeCunUniform(scale=1.0)
 
 
-def test_convert_caffemodel_to_npz_says_it_needs_caffe_function(tmp_path):
-    with pytest.raises(ImportError, match=r"convert_caffemodel_to_npz: expected .*CaffeFunction to read"):
-        L.VGG16Layers.convert_caffemodel_to_npz("VGG_ILSVRC_16_layers.caffemodel", str(tmp_path / "x.npz"))
+def test_convert_caffemodel_to_npz_reads_the_file_with_caffe_function(tmp_path):
+    pytest.importorskip("google.protobuf", reason="CaffeFunction reads caffemodels with protobuf")
+    from fnet.errors import CheckpointError
+
+    missing = str(tmp_path / "VGG_ILSVRC_16_layers.caffemodel")
+    with pytest.raises(CheckpointError, match="VGG_ILSVRC_16_layers.caffemodel"):
+        L.VGG16Layers.convert_caffemodel_to_npz(missing, str(tmp_path / "x.npz"))
+    assert not (tmp_path / "x.npz").exists()
 
 
 def fake_caffe_function(model):

@@ -47,12 +47,11 @@ def prepare_for(model: type[FeatureExtractor], image, size=(224, 224)) -> numpy.
 
 
 def read_caffemodel(path: str):
-    """The Caffe model at ``path`` as Chainer's ``CaffeFunction`` reads it."""
-    raise ImportError(
-        f"convert_caffemodel_to_npz: expected chainer.links.caffe.CaffeFunction to read {path!r}, "
-        "but this build of fnet has no Caffe reader yet\n"
-        "  hint: convert with Chainer 7.8.1 (the same classmethod); the npz file it writes loads here"
-    )
+    """The Caffe model at ``path`` as Chainer's ``CaffeFunction`` reads it (needs ``protobuf``,
+    an optional dependency: imported here, as Chainer does)."""
+    from ..caffe.caffe_function import CaffeFunction
+
+    return CaffeFunction(path)
 
 
 def _caffe_reader(path: str):
