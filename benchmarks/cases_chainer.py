@@ -253,6 +253,21 @@ def normal_elbo(data):
     return step
 
 
+def resnet50_infer(data):
+    model = L.ResNet50Layers(pretrained_model=None)
+    for name, param in model.namedparams():
+        key = name.lstrip("/")
+        if key in data:
+            param.array[...] = data[key]
+    x = data["x"]
+
+    def step():
+        with chainer.using_config("train", False), chainer.no_backprop_mode():
+            return model(x, layers=["prob"])["prob"][:, 0]  # one class: a probe that can differ
+
+    return step
+
+
 CASES = {
     "per_op": per_op,
     "mlp_step": mlp_step,
@@ -263,4 +278,5 @@ CASES = {
     "mlp_adam_step": mlp_adam_step,
     "mlp_update": mlp_update,
     "normal_elbo": normal_elbo,
+    "resnet50_infer": resnet50_infer,
 }

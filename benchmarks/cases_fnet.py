@@ -278,6 +278,27 @@ def normal_elbo(data):
     return step
 
 
+
+def resnet50_infer(data):
+    from fnet.nn import vision  # noqa: PLC0415 - only this case needs it
+
+    model = vision.ResNet50()
+    params, state = model.init(fnet.random.key(0)), model.init_state()
+    for key, array in data.items():  # Chainer's npz keys: res2/a/conv1/W
+        if key != "x":
+            *path, leaf = key.split("/")
+            node = params
+            for name in path:
+                node = node[name]
+            node[leaf] = array
+
+    def step():
+        prob, _ = model.apply(params, data["x"], state, train=False)
+        return prob[:, 0]  # one class: a probe that can differ
+
+    return step
+
+
 CASES = {
     "per_op": per_op,
     "mlp_step": mlp_step,
@@ -288,4 +309,5 @@ CASES = {
     "mlp_adam_step": mlp_adam_step,
     "mlp_update": mlp_step,  # no optimizer.update(lossfun, ...) API: the same step
     "normal_elbo": normal_elbo,
+    "resnet50_infer": resnet50_infer,
 }

@@ -15,6 +15,8 @@ from shared import (
     LM_LAYERS,
     LM_LR,
     LR,
+    RESNET_BLOCKS,
+    RESNET_BN_EPS,
     SCALE,
     n_layers,
     op_sequence,
@@ -287,6 +289,74 @@ def normal_elbo(data):
     return step
 
 
+class _Bottleneck(torch.nn.Module):
+    """Chainer's BottleneckA (with the projection ``conv4``) or BottleneckB, stride on conv1."""
+
+    def __init__(self, in_ch, mid, out, stride, project):
+        super().__init__()
+
+        def conv(i, o, k, s, p):
+            return torch.nn.Conv2d(i, o, k, s, p, bias=False)
+
+        def bn(c):
+            return torch.nn.BatchNorm2d(c, eps=RESNET_BN_EPS)
+
+        self.conv1, self.bn1 = conv(in_ch, mid, 1, stride, 0), bn(mid)
+        self.conv2, self.bn2 = conv(mid, mid, 3, 1, 1), bn(mid)
+        self.conv3, self.bn3 = conv(mid, out, 1, 1, 0), bn(out)
+        self.conv4 = conv(in_ch, out, 1, stride, 0) if project else None
+        self.bn4 = bn(out) if project else None
+
+    def forward(self, x):
+        h = F.relu(self.bn1(self.conv1(x)))
+        h = F.relu(self.bn2(self.conv2(h)))
+        h = self.bn3(self.conv3(h))
+        return F.relu(h + (self.bn4(self.conv4(x)) if self.conv4 is not None else x))
+
+
+class ResNet50(torch.nn.Module):
+    """ResNet-50 in Chainer's ResNet50Layers layout, its modules named by Chainer's keys."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(3, 64, 7, 2, 3)
+        self.bn1 = torch.nn.BatchNorm2d(64, eps=RESNET_BN_EPS)
+        in_ch = 64
+        for stage, (blocks, mid) in enumerate(zip(RESNET_BLOCKS, (64, 128, 256, 512)), start=2):
+            layers = torch.nn.Module()
+            for i in range(blocks):
+                stride = 1 if stage == 2 or i > 0 else 2
+                block = _Bottleneck(in_ch if i == 0 else 4 * mid, mid, 4 * mid, stride, i == 0)
+                layers.add_module("a" if i == 0 else f"b{i}", block)
+            setattr(self, f"res{stage}", layers)
+            in_ch = 4 * mid
+        self.fc6 = torch.nn.Linear(2048, 1000)
+
+    def forward(self, x):
+        h = F.max_pool2d(F.relu(self.bn1(self.conv1(x))), 3, 2, ceil_mode=True)  # Chainer's cover_all
+        for stage in range(2, 6):
+            for block in getattr(self, f"res{stage}").children():
+                h = block(h)
+        return F.softmax(self.fc6(h.mean(dim=(2, 3))), dim=1)
+
+
+def resnet50_infer(data):
+    model = ResNet50().to(DEVICE).eval()
+    params = dict(model.named_parameters())
+    with torch.no_grad():
+        for key, array in data.items():
+            if key != "x":
+                *path, leaf = key.split("/")
+                params[".".join([*path, {"W": "weight", "b": "bias"}[leaf]])].copy_(tensor(array))
+    x = tensor(data["x"])
+
+    def step():
+        with torch.no_grad():
+            return model(x)[:, 0]  # one class: a probe that can differ
+
+    return step
+
+
 CASES = {
     "per_op": per_op,
     "mlp_step": mlp_step,
@@ -297,4 +367,5 @@ CASES = {
     "mlp_adam_step": mlp_adam_step,
     "mlp_update": mlp_step,  # no optimizer.update(lossfun, ...) API: the same step
     "normal_elbo": normal_elbo,
+    "resnet50_infer": resnet50_infer,
 }

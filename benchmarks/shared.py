@@ -60,6 +60,33 @@ ADAM_ALPHA, ADAM_BETA1, ADAM_BETA2, ADAM_EPS = 0.001, 0.9, 0.999, 1e-8
 # noise (d/dloc = loc, d/dlog_scale = scale**2 - 2), so every framework returns the same numbers.
 NORMAL_SHAPE = (1000, 20)
 
+# (h) resnet50_infer: ResNet-50 inference in Chainer's layout (ResNet50Layers: the stride on each
+# block's first 1x1 convolution, biasless convolutions in the blocks, batch normalization with
+# eps 2e-5 in evaluation mode at its initial statistics), a batch of RESNET_BATCH 224x224 images,
+# up to the softmax ('prob'); the weights are He-normal (the last convolution of each block and
+# the classifier scaled by 0.2), shared by every framework.
+RESNET_BATCH = 8
+RESNET_BLOCKS = (3, 4, 6, 3)
+RESNET_BN_EPS = 2e-5
+
+
+def resnet50_shapes() -> dict:
+    """The shapes of ResNet-50's weights by their key in Chainer's npz layout (``res2/a/conv1/W``)."""
+    shapes = {"conv1/W": (64, 3, 7, 7), "conv1/b": (64,)}
+    in_ch = 64
+    for stage, (blocks, mid) in enumerate(zip(RESNET_BLOCKS, (64, 128, 256, 512)), start=2):
+        out = 4 * mid
+        for i in range(blocks):
+            name = f"res{stage}/{'a' if i == 0 else f'b{i}'}"
+            shapes[f"{name}/conv1/W"] = (mid, in_ch if i == 0 else out, 1, 1)
+            shapes[f"{name}/conv2/W"] = (mid, mid, 3, 3)
+            shapes[f"{name}/conv3/W"] = (out, mid, 1, 1)
+            if i == 0:
+                shapes[f"{name}/conv4/W"] = (out, in_ch, 1, 1)
+        in_ch = out
+    shapes["fc6/W"], shapes["fc6/b"] = (1000, 2048), (1000,)
+    return shapes
+
 
 def op_sequence():
     """The N_OPS op names of the per_op chain, in order."""
@@ -121,6 +148,11 @@ CASES = {
         f"{NORMAL_SHAPE[0]} diagonal Normals of {NORMAL_SHAPE[1]} dims: reparameterized sample, "
         "log_prob + KL to N(0, 1), fwd+bwd",
     ),
+    "resnet50_infer": (
+        "ms/step",
+        1e3,
+        f"ResNet-50 inference (Chainer's layout), batch {RESNET_BATCH} of 3x224x224, to the softmax",
+    ),
 }
 
 
@@ -151,6 +183,16 @@ def make_data(case):
         return lm_data(rng)
     if case == "cnn_step":
         return cnn_data(rng)
+    if case == "resnet50_infer":
+        data = {}
+        for key, shape in resnet50_shapes().items():
+            fan_in = int(np.prod(shape[1:])) if len(shape) > 1 else 1
+            scale = np.sqrt(2.0 / fan_in) if len(shape) > 1 else 0.0
+            if key.endswith("conv3/W") or key == "fc6/W":  # residual branches and logits kept small,
+                scale *= 0.2  # so that the 16 blocks do not blow up the activations (a useful probe)
+            data[key] = (scale * rng.standard_normal(shape)).astype(np.float32)
+        data["x"] = rng.standard_normal((RESNET_BATCH, 3, 224, 224)).astype(np.float32)
+        return data
     if case == "normal_elbo":
         return {
             "loc": rng.standard_normal(NORMAL_SHAPE).astype(np.float32),
