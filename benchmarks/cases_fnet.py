@@ -291,6 +291,8 @@ def resnet50_infer(data):
             for name in path:
                 node = node[name]
             node[leaf] = array
+    device = fnet.backend.get_device_from_array(data["x"])  # the batch norms' own arrays too
+    params, state = fnet.backend.to_device((params, state), device)
 
     def step():
         prob, _ = model.apply(params, data["x"], state, train=False)
