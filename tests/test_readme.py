@@ -77,6 +77,8 @@ def test_the_scripts_the_commands_run_exist():
     )
     assert "examples/digits_mlp/train.py" in scripts
     for script in scripts:
+        if script.startswith("CHAINER/"):  # a script of the reader's Chainer checkout, not ours
+            continue
         assert (ROOT / script).is_file(), script
 
 
