@@ -278,7 +278,6 @@ def normal_elbo(data):
     return step
 
 
-
 def resnet50_infer(data):
     from fnet.nn import vision  # noqa: PLC0415 - only this case needs it
 
