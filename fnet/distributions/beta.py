@@ -10,9 +10,7 @@ from .. import functions as F
 from ..autodiff import unbox_all
 from .constraints import positive, unit_interval
 from .distribution import (
-    Distribution,
-    check_parameters,
-    check_params,
+    Parametric,
     register_kl,
     validate_args_field,
     validated,
@@ -22,7 +20,7 @@ __all__ = ["Beta"]
 
 
 @attrs.frozen
-class Beta(Distribution):
+class Beta(Parametric):
     """Beta distributions of parameters ``a`` and ``b`` (density
     ``x**(a - 1) * (1 - x)**(b - 1) / B(a, b)`` on ``[0, 1]``). Samples are not differentiable
     (as Chainer's)."""
@@ -31,23 +29,6 @@ class Beta(Distribution):
     b: object
     validate_args: bool = validate_args_field()
     constraints = {"a": positive, "b": positive, "x": unit_interval}
-
-    def __attrs_post_init__(self):
-        _ = self.batch_shape  # checks the parameters (dtypes, shapes that broadcast)
-        if self.validate_args:
-            check_parameters(self)
-
-    @property
-    def batch_shape(self) -> tuple:
-        return check_params("Beta", {"a": self.a, "b": self.b})
-
-    @property
-    def event_shape(self) -> tuple:
-        return ()
-
-    @property
-    def params(self) -> dict:
-        return {"a": self.a, "b": self.b}
 
     @property
     def support(self) -> str:

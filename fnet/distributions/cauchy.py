@@ -13,9 +13,7 @@ from .. import ops
 from ._noise import open_uniform
 from .constraints import positive, real
 from .distribution import (
-    Distribution,
-    check_parameters,
-    check_params,
+    Parametric,
     validate_args_field,
     validated,
     validated_quantile,
@@ -25,7 +23,7 @@ __all__ = ["Cauchy"]
 
 
 @attrs.frozen
-class Cauchy(Distribution):
+class Cauchy(Parametric):
     """Cauchy distributions of location ``loc`` and scale ``scale`` (density
     ``scale / (pi ((x - loc)^2 + scale^2))``). The mean and variance are undefined: as in
     Chainer, they are NaN with a ``RuntimeWarning``. Sampling is reparameterized:
@@ -35,23 +33,6 @@ class Cauchy(Distribution):
     scale: object
     validate_args: bool = validate_args_field()
     constraints = {"loc": real, "scale": positive, "x": real}
-
-    def __attrs_post_init__(self):
-        _ = self.batch_shape  # checks the parameters (dtypes, shapes that broadcast)
-        if self.validate_args:
-            check_parameters(self)
-
-    @property
-    def batch_shape(self) -> tuple:
-        return check_params("Cauchy", {"loc": self.loc, "scale": self.scale})
-
-    @property
-    def event_shape(self) -> tuple:
-        return ()
-
-    @property
-    def params(self) -> dict:
-        return {"loc": self.loc, "scale": self.scale}
 
     @property
     def support(self) -> str:

@@ -7,14 +7,14 @@ import attrs
 
 from .. import ops
 from .constraints import nonnegative, positive
-from .distribution import Distribution, check_parameters, check_params, validate_args_field, validated
+from .distribution import Parametric, validate_args_field, validated
 from .gamma import Gamma
 
 __all__ = ["Chisquare"]
 
 
 @attrs.frozen
-class Chisquare(Distribution):
+class Chisquare(Parametric):
     """Chi-square distributions of ``k`` degrees of freedom (density
     ``x**(k/2 - 1) * exp(-x / 2) / (2**(k/2) * gamma(k/2))`` for ``x >= 0``). Every member is
     the one of ``Gamma(k / 2, 2)``; sampling is not differentiable in ``k`` (as Chainer's)."""
@@ -23,26 +23,9 @@ class Chisquare(Distribution):
     validate_args: bool = validate_args_field()
     constraints = {"k": positive, "x": nonnegative}
 
-    def __attrs_post_init__(self):
-        _ = self.batch_shape  # checks the parameters (dtypes, shapes that broadcast)
-        if self.validate_args:
-            check_parameters(self)
-
     @property
     def _gamma(self) -> Gamma:
         return Gamma(0.5 * self.k, ops.full_like(self.k, 2.0))
-
-    @property
-    def batch_shape(self) -> tuple:
-        return check_params("Chisquare", {"k": self.k})
-
-    @property
-    def event_shape(self) -> tuple:
-        return ()
-
-    @property
-    def params(self) -> dict:
-        return {"k": self.k}
 
     @property
     def support(self) -> str:

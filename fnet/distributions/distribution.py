@@ -25,6 +25,7 @@ from . import constraints
 
 __all__ = [
     "Distribution",
+    "Parametric",
     "register_kl",
     "find_kl",
     "kl_divergence",
@@ -142,6 +143,48 @@ class Distribution:
     def xp(self):
         """NumPy or CuPy, where the parameters are."""
         return backend.xp(*(unbox_all(v) for v in self.params.values()))
+
+
+class Parametric(Distribution):
+    """A distribution whose parameters are its attrs fields named in its ``constraints`` table
+    (by their constructor names, in the order of the fields), over scalar events.
+
+    When built, it checks its parameters (floating, of one dtype, shapes that broadcast; with
+    ``validate_args``, their constraints too). A class whose parameters come in alternatives
+    (``Normal``'s ``scale`` or ``log_scale``) or whose events are not scalars overrides what differs.
+    """
+
+    __slots__ = ()
+
+    def __attrs_post_init__(self):
+        _ = self.batch_shape  # checks the parameters (dtypes, shapes)
+        if self.validate_args:
+            check_parameters(self)
+
+    @property
+    def _given(self) -> dict:
+        """The parameters as given to the constructor (``None`` for one not given), by name."""
+        return {alias: getattr(self, name) for alias, name in _parameter_fields(type(self))}
+
+    @property
+    def batch_shape(self) -> tuple:
+        return check_params(type(self).__name__, self._given)
+
+    @property
+    def event_shape(self) -> tuple:
+        return ()
+
+    @property
+    def params(self) -> dict:
+        return self._given
+
+
+@functools.cache
+def _parameter_fields(cls: type) -> tuple[tuple[str, str], ...]:
+    """``(constructor name, attribute name)`` of each attrs field of ``cls`` that its
+    ``constraints`` table names."""
+    named = set(cls.constraints) - {"x"}
+    return tuple((f.alias, f.name) for f in attrs.fields(cls) if f.alias in named)
 
 
 def sample_size(sample_shape) -> tuple[tuple, int]:

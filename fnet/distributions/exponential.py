@@ -10,9 +10,7 @@ from .. import functions as F
 from ..autodiff import unbox_all
 from .constraints import nonnegative, positive
 from .distribution import (
-    Distribution,
-    check_parameters,
-    check_params,
+    Parametric,
     register_kl,
     validate_args_field,
     validated,
@@ -23,30 +21,13 @@ __all__ = ["Exponential"]
 
 
 @attrs.frozen
-class Exponential(Distribution):
+class Exponential(Parametric):
     """Exponential distributions of rate ``lam`` (density ``lam * exp(-lam * x)`` for ``x >= 0``).
     Sampling is reparameterized: ``eps / lam`` with ``eps`` standard exponential."""
 
     lam: object
     validate_args: bool = validate_args_field()
     constraints = {"lam": positive, "x": nonnegative}
-
-    def __attrs_post_init__(self):
-        _ = self.batch_shape  # checks the parameters (dtypes, shapes that broadcast)
-        if self.validate_args:
-            check_parameters(self)
-
-    @property
-    def batch_shape(self) -> tuple:
-        return check_params("Exponential", {"lam": self.lam})
-
-    @property
-    def event_shape(self) -> tuple:
-        return ()
-
-    @property
-    def params(self) -> dict:
-        return {"lam": self.lam}
 
     @property
     def support(self) -> str:

@@ -10,9 +10,7 @@ from .. import functions as F
 from ..autodiff import unbox_all
 from .constraints import nonnegative, positive
 from .distribution import (
-    Distribution,
-    check_parameters,
-    check_params,
+    Parametric,
     register_kl,
     validate_args_field,
     validated,
@@ -22,7 +20,7 @@ __all__ = ["Gamma"]
 
 
 @attrs.frozen
-class Gamma(Distribution):
+class Gamma(Parametric):
     """Gamma distributions of shape ``k`` and scale ``theta`` (density
     ``x**(k - 1) * exp(-x / theta) / (gamma(k) * theta**k)`` for ``x >= 0``). A sample is
     ``theta * g`` with ``g`` a standard gamma draw of shape ``k``: differentiable in ``theta``,
@@ -32,23 +30,6 @@ class Gamma(Distribution):
     theta: object
     validate_args: bool = validate_args_field()
     constraints = {"k": positive, "theta": positive, "x": nonnegative}
-
-    def __attrs_post_init__(self):
-        _ = self.batch_shape  # checks the parameters (dtypes, shapes that broadcast)
-        if self.validate_args:
-            check_parameters(self)
-
-    @property
-    def batch_shape(self) -> tuple:
-        return check_params("Gamma", {"k": self.k, "theta": self.theta})
-
-    @property
-    def event_shape(self) -> tuple:
-        return ()
-
-    @property
-    def params(self) -> dict:
-        return {"k": self.k, "theta": self.theta}
 
     @property
     def support(self) -> str:

@@ -10,9 +10,7 @@ from .. import functions as F
 from ..autodiff import unbox_all
 from .constraints import half_open_unit_interval, positive_integer
 from .distribution import (
-    Distribution,
-    check_parameters,
-    check_params,
+    Parametric,
     register_kl,
     validate_args_field,
     validated,
@@ -22,30 +20,13 @@ __all__ = ["Geometric"]
 
 
 @attrs.frozen
-class Geometric(Distribution):
+class Geometric(Parametric):
     """Geometric distributions of success probability ``p``: ``P(x = k) = p (1 - p)^(k - 1)`` for
     ``k = 1, 2, ...``."""
 
     p: object
     validate_args: bool = validate_args_field()
     constraints = {"p": half_open_unit_interval, "x": positive_integer}
-
-    def __attrs_post_init__(self):
-        _ = self.batch_shape  # checks the parameter (dtype)
-        if self.validate_args:
-            check_parameters(self)
-
-    @property
-    def batch_shape(self) -> tuple:
-        return check_params("Geometric", {"p": self.p})
-
-    @property
-    def event_shape(self) -> tuple:
-        return ()
-
-    @property
-    def params(self) -> dict:
-        return {"p": self.p}
 
     @property
     def support(self) -> str:

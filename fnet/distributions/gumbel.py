@@ -10,9 +10,7 @@ from .. import functions as F
 from ._noise import open_uniform
 from .constraints import positive, real
 from .distribution import (
-    Distribution,
-    check_parameters,
-    check_params,
+    Parametric,
     register_kl,
     validate_args_field,
     validated,
@@ -24,7 +22,7 @@ EULER = 0.57721566490153286060651209008240243104215933593992  # the Euler-Masche
 
 
 @attrs.frozen
-class Gumbel(Distribution):
+class Gumbel(Parametric):
     """Gumbel distributions of location ``loc`` and scale ``scale`` (density
     ``exp(-y - exp(-y)) / scale`` with ``y = (x - loc) / scale``). Sampling is
     reparameterized: ``loc - scale * log(-log(u))`` with ``u`` uniform."""
@@ -33,23 +31,6 @@ class Gumbel(Distribution):
     scale: object
     validate_args: bool = validate_args_field()
     constraints = {"loc": real, "scale": positive, "x": real}
-
-    def __attrs_post_init__(self):
-        _ = self.batch_shape  # checks the parameters (dtypes, shapes that broadcast)
-        if self.validate_args:
-            check_parameters(self)
-
-    @property
-    def batch_shape(self) -> tuple:
-        return check_params("Gumbel", {"loc": self.loc, "scale": self.scale})
-
-    @property
-    def event_shape(self) -> tuple:
-        return ()
-
-    @property
-    def params(self) -> dict:
-        return {"loc": self.loc, "scale": self.scale}
 
     @property
     def support(self) -> str:

@@ -11,9 +11,7 @@ from .. import ops
 from ._noise import open_uniform
 from .constraints import positive, real
 from .distribution import (
-    Distribution,
-    check_parameters,
-    check_params,
+    Parametric,
     register_kl,
     validate_args_field,
     validated,
@@ -41,7 +39,7 @@ def standard_icdf(q):
 
 
 @attrs.frozen
-class Laplace(Distribution):
+class Laplace(Parametric):
     """Laplace distributions of location ``loc`` and scale ``scale`` (density
     ``exp(-|x - loc| / scale) / (2 scale)``). Sampling is reparameterized:
     ``loc + scale * eps`` with ``eps`` standard Laplace."""
@@ -50,23 +48,6 @@ class Laplace(Distribution):
     scale: object
     validate_args: bool = validate_args_field()
     constraints = {"loc": real, "scale": positive, "x": real}
-
-    def __attrs_post_init__(self):
-        _ = self.batch_shape  # checks the parameters (dtypes, shapes that broadcast)
-        if self.validate_args:
-            check_parameters(self)
-
-    @property
-    def batch_shape(self) -> tuple:
-        return check_params("Laplace", {"loc": self.loc, "scale": self.scale})
-
-    @property
-    def event_shape(self) -> tuple:
-        return ()
-
-    @property
-    def params(self) -> dict:
-        return {"loc": self.loc, "scale": self.scale}
 
     @property
     def support(self) -> str:

@@ -12,9 +12,7 @@ from .. import ops
 from ._noise import standard_normal
 from .constraints import positive, real
 from .distribution import (
-    Distribution,
-    check_parameters,
-    check_params,
+    Parametric,
     register_kl,
     validate_args_field,
     validated,
@@ -26,7 +24,7 @@ _LOG_PROB_C = -0.5 * math.log(2 * math.pi)
 
 
 @attrs.frozen
-class LogNormal(Distribution):
+class LogNormal(Parametric):
     """Distributions of ``exp(y)`` with ``y`` normal of mean ``mu`` and standard deviation
     ``sigma``. Sampling is reparameterized: ``exp(mu + sigma * eps)``."""
 
@@ -34,23 +32,6 @@ class LogNormal(Distribution):
     sigma: object
     validate_args: bool = validate_args_field()
     constraints = {"mu": real, "sigma": positive, "x": positive}
-
-    def __attrs_post_init__(self):
-        _ = self.batch_shape  # checks the parameters (dtypes, shapes that broadcast)
-        if self.validate_args:
-            check_parameters(self)
-
-    @property
-    def batch_shape(self) -> tuple:
-        return check_params("LogNormal", {"mu": self.mu, "sigma": self.sigma})
-
-    @property
-    def event_shape(self) -> tuple:
-        return ()
-
-    @property
-    def params(self) -> dict:
-        return {"mu": self.mu, "sigma": self.sigma}
 
     @property
     def support(self) -> str:

@@ -10,9 +10,7 @@ from .. import ops
 from ._noise import open_uniform
 from .constraints import dependent, greater_equal, positive
 from .distribution import (
-    Distribution,
-    check_parameters,
-    check_params,
+    Parametric,
     register_kl,
     validate_args_field,
     validated,
@@ -22,7 +20,7 @@ __all__ = ["Pareto"]
 
 
 @attrs.frozen
-class Pareto(Distribution):
+class Pareto(Parametric):
     """Pareto distributions of scale ``scale`` and shape ``alpha`` (density
     ``alpha scale^alpha / x^(alpha + 1)`` for ``x >= scale``). Sampling is reparameterized in
     both parameters: ``scale * u^(-1/alpha)`` with ``u`` uniform (Chainer's only in ``scale``)."""
@@ -35,23 +33,6 @@ class Pareto(Distribution):
         "alpha": positive,
         "x": dependent(lambda d: greater_equal(d.scale, "scale")),
     }
-
-    def __attrs_post_init__(self):
-        _ = self.batch_shape  # checks the parameters (dtypes, shapes that broadcast)
-        if self.validate_args:
-            check_parameters(self)
-
-    @property
-    def batch_shape(self) -> tuple:
-        return check_params("Pareto", {"scale": self.scale, "alpha": self.alpha})
-
-    @property
-    def event_shape(self) -> tuple:
-        return ()
-
-    @property
-    def params(self) -> dict:
-        return {"scale": self.scale, "alpha": self.alpha}
 
     @property
     def support(self) -> str:

@@ -10,9 +10,7 @@ from .. import functions as F
 from ..autodiff import unbox_all
 from .constraints import nonnegative_integer, positive
 from .distribution import (
-    Distribution,
-    check_parameters,
-    check_params,
+    Parametric,
     register_kl,
     validate_args_field,
     validated,
@@ -22,30 +20,13 @@ __all__ = ["Poisson"]
 
 
 @attrs.frozen
-class Poisson(Distribution):
+class Poisson(Parametric):
     """Poisson distributions of mean ``lam`` (mass ``lam**x * exp(-lam) / x!``). Samples are
     counts in the dtype of ``lam``, not differentiable (as Chainer's)."""
 
     lam: object
     validate_args: bool = validate_args_field()
     constraints = {"lam": positive, "x": nonnegative_integer}
-
-    def __attrs_post_init__(self):
-        _ = self.batch_shape  # checks the parameters (dtypes, shapes that broadcast)
-        if self.validate_args:
-            check_parameters(self)
-
-    @property
-    def batch_shape(self) -> tuple:
-        return check_params("Poisson", {"lam": self.lam})
-
-    @property
-    def event_shape(self) -> tuple:
-        return ()
-
-    @property
-    def params(self) -> dict:
-        return {"lam": self.lam}
 
     @property
     def support(self) -> str:
