@@ -11,10 +11,8 @@ from ..autodiff import unbox_all
 from ..tree import static_field
 from .constraints import boolean, extended_real, unit_interval
 from .distribution import (
-    Distribution,
+    Parametric,
     check_one_of,
-    check_parameters,
-    check_params,
     register_kl,
     validate_args_field,
     validated,
@@ -25,7 +23,7 @@ __all__ = ["Bernoulli"]
 
 
 @attrs.frozen
-class Bernoulli(Distribution):
+class Bernoulli(Parametric):
     """Bernoulli distributions over ``{0, 1}``, by ``p`` or ``logit = log(p / (1 - p))``; give
     exactly one. With ``binary_check``, a value other than 0 or 1 has probability 0."""
 
@@ -37,9 +35,7 @@ class Bernoulli(Distribution):
 
     def __attrs_post_init__(self):
         check_one_of("Bernoulli", "p", self._p, "logit", self._logit)
-        _ = self.batch_shape  # checks the parameters (dtypes, shapes that broadcast)
-        if self.validate_args:
-            check_parameters(self)
+        super().__attrs_post_init__()
 
     @property
     def p(self):
@@ -51,14 +47,6 @@ class Bernoulli(Distribution):
             return self._logit
         with numpy.errstate(divide="ignore"):  # p of 0 or 1: a logit of -inf or inf
             return F.log(self._p) - F.log1p(-self._p)
-
-    @property
-    def batch_shape(self) -> tuple:
-        return check_params("Bernoulli", {"p": self._p, "logit": self._logit})
-
-    @property
-    def event_shape(self) -> tuple:
-        return ()
 
     @property
     def params(self) -> dict:

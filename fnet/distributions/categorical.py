@@ -11,9 +11,8 @@ from ..autodiff import unbox_all
 from ..errors import ShapeError, message
 from .constraints import dependent, extended_real, integer_interval, simplex
 from .distribution import (
-    Distribution,
+    Parametric,
     check_one_of,
-    check_parameters,
     check_params,
     register_kl,
     validate_args_field,
@@ -52,7 +51,7 @@ def sample_categories(key, p, n: int):
 
 
 @attrs.frozen
-class Categorical(Distribution):
+class Categorical(Parametric):
     """Categorical distributions over ``{0, ..., k - 1}``, by ``p`` (the last axis holds the ``k``
     probabilities) or ``logit`` (``log(p)`` up to a constant); give exactly one."""
 
@@ -69,9 +68,7 @@ class Categorical(Distribution):
 
     def __attrs_post_init__(self):
         check_one_of("Categorical", "p", self._p, "logit", self._logit)
-        _ = self.batch_shape  # checks the parameters (dtypes, a last axis)
-        if self.validate_args:
-            check_parameters(self)
+        super().__attrs_post_init__()
 
     @property
     def p(self):
@@ -86,11 +83,7 @@ class Categorical(Distribution):
 
     @property
     def batch_shape(self) -> tuple:
-        return category_batch_shape("Categorical", {"p": self._p, "logit": self._logit})
-
-    @property
-    def event_shape(self) -> tuple:
-        return ()
+        return category_batch_shape("Categorical", self._given)
 
     @property
     def params(self) -> dict:

@@ -11,8 +11,7 @@ from ..autodiff import unbox_all
 from ..errors import ShapeError, message
 from .constraints import positive, simplex
 from .distribution import (
-    Distribution,
-    check_parameters,
+    Parametric,
     check_params,
     register_kl,
     validate_args_field,
@@ -28,7 +27,7 @@ def _log_beta(alpha):
 
 
 @attrs.frozen
-class Dirichlet(Distribution):
+class Dirichlet(Parametric):
     """Dirichlet distributions of concentrations ``alpha``: each vector along the last axis is one
     distribution over points ``x`` of the simplex (``x >= 0``, summing to 1), of density
     ``prod(x**(alpha - 1)) / B(alpha)``. Samples are not differentiable (as Chainer's)."""
@@ -36,11 +35,6 @@ class Dirichlet(Distribution):
     alpha: object
     validate_args: bool = validate_args_field()
     constraints = {"alpha": positive, "x": simplex}
-
-    def __attrs_post_init__(self):
-        _ = self.batch_shape  # checks the parameters (a float array with an event axis)
-        if self.validate_args:
-            check_parameters(self)
 
     @property
     def batch_shape(self) -> tuple:
@@ -59,10 +53,6 @@ class Dirichlet(Distribution):
     @property
     def event_shape(self) -> tuple:
         return tuple(self.alpha.shape[-1:])
-
-    @property
-    def params(self) -> dict:
-        return {"alpha": self.alpha}
 
     @property
     def support(self) -> str:

@@ -13,8 +13,7 @@ from ..autodiff import unbox_all
 from ..errors import InvalidInputError, ShapeError, message
 from .constraints import lower_cholesky, real
 from .distribution import (
-    Distribution,
-    check_parameters,
+    Parametric,
     check_params,
     register_kl,
     validate_args_field,
@@ -33,7 +32,7 @@ def _squared_norm_of_solve(scale_tril, b):
 
 
 @attrs.frozen
-class MultivariateNormal(Distribution):
+class MultivariateNormal(Parametric):
     """Multivariate normal distributions of mean ``loc`` (shape ``batch + (d,)``) and covariance
     ``L @ L.T``, where ``L = scale_tril`` (shape ``batch + (d, d)``) is lower-triangular (its upper
     triangle is not read). Sampling is reparameterized: ``loc + L @ eps``."""
@@ -53,9 +52,7 @@ class MultivariateNormal(Distribution):
                     hint="give scale_tril=, the Cholesky factor of the covariance (numpy.linalg.cholesky)",
                 )
             )
-        _ = self.batch_shape  # checks the parameters (dtypes, shapes)
-        if self.validate_args:
-            check_parameters(self)
+        super().__attrs_post_init__()
 
     @property
     def d(self) -> int:
@@ -82,10 +79,6 @@ class MultivariateNormal(Distribution):
     @property
     def event_shape(self) -> tuple:
         return (self.d,)
-
-    @property
-    def params(self) -> dict:
-        return {"loc": self.loc, "scale_tril": self.scale_tril}
 
     @property
     def support(self) -> str:

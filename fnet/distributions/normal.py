@@ -12,10 +12,8 @@ from .. import functions as F
 from ..autodiff import unbox_all
 from .constraints import positive, real
 from .distribution import (
-    Distribution,
+    Parametric,
     check_one_of,
-    check_parameters,
-    check_params,
     register_kl,
     validate_args_field,
     validated,
@@ -30,7 +28,7 @@ _PROB_C = 1.0 / math.sqrt(2 * math.pi)
 
 
 @attrs.frozen
-class Normal(Distribution):
+class Normal(Parametric):
     """Normal distributions of mean ``loc`` and standard deviation ``scale`` (or
     ``exp(log_scale)``); give exactly one of ``scale`` and ``log_scale``. Sampling is
     reparameterized: ``loc + scale * eps``."""
@@ -43,9 +41,7 @@ class Normal(Distribution):
 
     def __attrs_post_init__(self):
         check_one_of("Normal", "scale", self._scale, "log_scale", self._log_scale)
-        _ = self.batch_shape  # checks the parameters (dtypes, shapes that broadcast)
-        if self.validate_args:
-            check_parameters(self)
+        super().__attrs_post_init__()
 
     @property
     def scale(self):
@@ -54,14 +50,6 @@ class Normal(Distribution):
     @property
     def log_scale(self):
         return F.log(self._scale) if self._log_scale is None else self._log_scale
-
-    @property
-    def batch_shape(self) -> tuple:
-        return check_params("Normal", {"loc": self.loc, "scale": self._scale, "log_scale": self._log_scale})
-
-    @property
-    def event_shape(self) -> tuple:
-        return ()
 
     @property
     def params(self) -> dict:

@@ -10,24 +10,19 @@ from .. import functions as F
 from ..autodiff import unbox_all
 from .categorical import category_batch_shape, sample_categories
 from .constraints import one_hot, simplex
-from .distribution import Distribution, check_parameters, register_kl, validate_args_field, validated
+from .distribution import Parametric, register_kl, validate_args_field, validated
 
 __all__ = ["OneHotCategorical"]
 
 
 @attrs.frozen
-class OneHotCategorical(Distribution):
+class OneHotCategorical(Parametric):
     """Distributions over the ``k`` one-hot vectors of length ``k``, by probabilities ``p`` (the
     last axis holds the ``k`` probabilities; it is the event axis)."""
 
     p: object
     validate_args: bool = validate_args_field()
     constraints = {"p": simplex, "x": one_hot}
-
-    def __attrs_post_init__(self):
-        _ = self.batch_shape  # checks the parameter (dtype, a last axis)
-        if self.validate_args:
-            check_parameters(self)
 
     @property
     def log_p(self):
@@ -41,10 +36,6 @@ class OneHotCategorical(Distribution):
     @property
     def event_shape(self) -> tuple:
         return tuple(self.p.shape[-1:])
-
-    @property
-    def params(self) -> dict:
-        return {"p": self.p}
 
     @property
     def mean(self):

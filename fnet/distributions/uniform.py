@@ -13,9 +13,7 @@ from ..errors import InvalidInputError, message
 from ._noise import open_uniform
 from .constraints import dependent, greater_than, interval, positive, real
 from .distribution import (
-    Distribution,
-    check_parameters,
-    check_params,
+    Parametric,
     register_kl,
     validate_args_field,
     validated,
@@ -26,7 +24,7 @@ __all__ = ["Uniform"]
 
 
 @attrs.frozen
-class Uniform(Distribution):
+class Uniform(Parametric):
     """Uniform distributions on ``[low, high]``, given by ``low`` and ``high`` or by
     ``loc = low`` and ``scale = high - low`` (one pair, by keyword). Sampling is
     reparameterized: ``loc + scale * u`` with ``u`` uniform on ``(0, 1)``."""
@@ -55,13 +53,7 @@ class Uniform(Distribution):
                     hint="give Uniform(low=..., high=...) or Uniform(loc=..., scale=...)",
                 )
             )
-        _ = self.batch_shape  # checks the parameters (dtypes, shapes that broadcast)
-        if self.validate_args:
-            check_parameters(self)
-
-    @property
-    def _given(self) -> dict:
-        return {"low": self._low, "high": self._high, "loc": self._loc, "scale": self._scale}
+        super().__attrs_post_init__()
 
     @property
     def _by_bounds(self) -> bool:
@@ -82,14 +74,6 @@ class Uniform(Distribution):
     @property
     def scale(self):
         return self._high - self._low if self._by_bounds else self._scale
-
-    @property
-    def batch_shape(self) -> tuple:
-        return check_params("Uniform", self._given)
-
-    @property
-    def event_shape(self) -> tuple:
-        return ()
 
     @property
     def params(self) -> dict:
