@@ -1,6 +1,7 @@
 """Probability distributions, pure: parameters are pytree leaves, sampling takes a key.
 
-``Distribution`` is the base (Chainer's members); ``kl_divergence`` dispatches on the types of
+``Distribution`` is the base (Chainer's members), ``Parametric`` the base of a distribution
+whose parameters are its fields; ``kl_divergence`` dispatches on the types of
 its two arguments to a function registered with ``register_kl``. Every distribution takes the
 keyword-only option ``validate_args`` (default ``False``): with it, parameters outside their
 constraints (``distributions.constraints``) raise ``InvalidInputError`` when it is built, and so
@@ -15,7 +16,7 @@ from .categorical import Categorical
 from .cauchy import Cauchy
 from .chisquare import Chisquare
 from .dirichlet import Dirichlet
-from .distribution import Distribution, cross_entropy, kl_divergence, register_kl
+from .distribution import Distribution, Parametric, cross_entropy, kl_divergence, register_kl
 from .exponential import Exponential
 from .gamma import Gamma
 from .geometric import Geometric
@@ -32,6 +33,7 @@ from .uniform import Uniform
 
 __all__ = [
     "Distribution",
+    "Parametric",
     "Bernoulli",
     "Beta",
     "Categorical",

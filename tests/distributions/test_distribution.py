@@ -9,7 +9,9 @@ import pytest
 import fnet
 from fnet import distributions as D
 from fnet import tree
-from fnet.errors import NotDefinedError
+from fnet.distributions import constraints
+from fnet.distributions.distribution import validate_args_field
+from fnet.errors import DTypeError, InvalidInputError, NotDefinedError, ShapeError
 
 
 @attrs.frozen
@@ -114,3 +116,55 @@ def test_grad_of_a_function_of_a_distribution_is_a_distribution_of_gradients():
     assert type(g) is D.Normal
     numpy.testing.assert_allclose(g.loc, (x - d.loc) / d.scale**2, rtol=1e-14)
     numpy.testing.assert_allclose(g.scale, ((x - d.loc) ** 2 / d.scale**2 - 1) / d.scale, rtol=1e-14)
+
+
+@attrs.frozen
+class _Shifted(D.Parametric):
+    """A user's parametric distribution: one parameter, named in its constraints table."""
+
+    shift: object
+    validate_args: bool = validate_args_field()
+    constraints = {"shift": constraints.positive, "x": constraints.real}
+
+
+def test_parametric_reads_its_parameters_from_the_constraints_table():
+    d = _Shifted(numpy.float32([[1.0], [2.0]]))
+    assert list(d.params) == ["shift"] and d.params["shift"] is d.shift
+    assert d.batch_shape == (2, 1) and d.event_shape == ()
+    assert [leaf.shape for leaf in tree.flatten(d)[0]] == [(2, 1)]
+
+
+def test_parametric_checks_its_parameters_when_built_and_names_its_class():
+    with pytest.raises(DTypeError, match=r"^_Shifted: expected shift of a floating dtype"):
+        _Shifted(numpy.int32([1]))
+    with pytest.raises(InvalidInputError, match=r"^_Shifted: expected shift positive"):
+        _Shifted(numpy.float64([1.0, -1.0]), validate_args=True)
+    _Shifted(numpy.float64([1.0, -1.0]))  # unchecked without validate_args
+
+
+_PARAMS = {
+    D.Beta: ["a", "b"],
+    D.Cauchy: ["loc", "scale"],
+    D.Chisquare: ["k"],
+    D.Exponential: ["lam"],
+    D.Gamma: ["k", "theta"],
+    D.Geometric: ["p"],
+    D.Gumbel: ["loc", "scale"],
+    D.Laplace: ["loc", "scale"],
+    D.LogNormal: ["mu", "sigma"],
+    D.Pareto: ["scale", "alpha"],
+    D.Poisson: ["lam"],
+}
+
+
+@pytest.mark.parametrize("cls", list(_PARAMS), ids=lambda c: c.__name__)
+def test_each_parametric_distribution_keeps_its_params_order_and_names_itself_in_errors(cls):
+    names = _PARAMS[cls]
+    d = cls(*(numpy.full((3, 1), 0.5) for _ in names), validate_args=True)
+    assert list(d.params) == names and d.batch_shape == (3, 1) and d.event_shape == ()
+    bad = [numpy.full((3,), 0.5)] * (len(names) - 1) + [numpy.full((2,), 0.5)]
+    if len(names) > 1:
+        with pytest.raises(ShapeError, match=rf"^{cls.__name__}: expected parameter shapes that broadcast"):
+            cls(*bad)
+    with pytest.raises(DTypeError, match=rf"^{cls.__name__}: expected {names[0]} of a floating dtype"):
+        cls(*([numpy.int64([1])] + [numpy.float64([0.5])] * (len(names) - 1)))
