@@ -375,3 +375,10 @@ def test_samples_draw_from_numpys_global_state_as_chainers_do():
     eps = state.standard_normal((2, 3)).astype(numpy.float32)
     numpy.testing.assert_array_equal(normal, loc + scale * eps)
     numpy.testing.assert_array_equal(gamma, scale * state.gamma(k, size=(2, 3)).astype(numpy.float32))
+
+
+def test_all_lists_a_chainer_class_for_each_pure_distribution():
+    bases = {"Distribution", "Parametric"}
+    pure_classes = sorted(n for n in pure.__all__ if isinstance(getattr(pure, n), type) and n not in bases)
+    assert D.__all__ == pure_classes
+    assert all(getattr(D, n).pure_type is getattr(pure, n) for n in D.__all__)

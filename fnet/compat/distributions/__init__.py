@@ -14,27 +14,7 @@ from ..distribution import PureDistribution, _value, pure_of
 from ..functions._lift import unwrap, wrap
 from ..utils import argument
 
-__all__ = [
-    "Bernoulli",
-    "Beta",
-    "Categorical",
-    "Cauchy",
-    "Chisquare",
-    "Dirichlet",
-    "Exponential",
-    "Gamma",
-    "Geometric",
-    "Gumbel",
-    "Independent",
-    "Laplace",
-    "LogNormal",
-    "MultivariateNormal",
-    "Normal",
-    "OneHotCategorical",
-    "Pareto",
-    "Poisson",
-    "Uniform",
-]
+# __all__ (the distribution classes) is built at the end, from the classes defined here.
 
 
 class Bernoulli(PureDistribution, pure_type=_pure.Bernoulli, parameters=("p", "logit")):
@@ -220,3 +200,10 @@ def _modified_xlogx(x):
     """Chainer's private ``chainer.distributions.utils._modified_xlogx``, which its tests
     differentiate: ``x * log(x)``, 0 at 0 (:func:`fnet.distributions.utils.xlogx`)."""
     return wrap(xlogx(unwrap(x)))
+
+
+__all__ = sorted(
+    name
+    for name, value in list(globals().items())
+    if isinstance(value, type) and issubclass(value, PureDistribution) and value is not PureDistribution
+)
