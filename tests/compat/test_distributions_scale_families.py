@@ -13,6 +13,7 @@ import fnet
 import fnet.compat as chainer
 from fnet import distributions as pure
 from fnet.compat import distributions as D
+from fnet.testing import assert_ulp_close
 
 rng = numpy.random.RandomState(5)
 LOC = rng.normal(size=(3, 2)).astype(numpy.float32)
@@ -75,13 +76,15 @@ def test_each_takes_chainers_constructor_and_gives_the_pure_numbers_as_variables
     for member in members:
         value = getattr(d, member)
         assert isinstance(value, chainer.Variable), member
-        numpy.testing.assert_array_equal(value.array, getattr(expected, member))
+        assert_ulp_close(value.array, getattr(expected, member), max_ulp=2)
+    # the same formulas on the same tape; NumPy 1.26's vectorized loops can round a copied
+    # (differently aligned) array 1 ulp apart, so not bit for bit
     x = _inside(expected)
     for member in functions:
-        numpy.testing.assert_array_equal(getattr(d, member)(x).array, getattr(expected, member)(x))
+        assert_ulp_close(getattr(d, member)(x).array, getattr(expected, member)(x), max_ulp=2)
     chainer.functions.sum(d.log_prob(x)).backward()
     g = fnet.grad(lambda a: pure_type(**{**kwargs, first: a}).log_prob(x).sum())(kwargs[first])
-    numpy.testing.assert_array_equal(given.grad, g)  # the same tape operations
+    assert_ulp_close(given.grad, g, max_ulp=2)
     numpy.random.seed(0)
     sample = d.sample((4,))
     assert isinstance(sample, chainer.Variable) and sample.shape == (4, 3, 2)
