@@ -5,10 +5,11 @@ from __future__ import annotations
 import attrs
 import numpy
 
-from .. import backend, ops, random
 from .. import functions as F
+from .. import ops, random
 from ..autodiff import unbox_all
 from ..tree import static_field
+from ._noise import dtype_and_device
 from .constraints import boolean, extended_real, unit_interval
 from .distribution import (
     Parametric,
@@ -104,10 +105,9 @@ class Bernoulli(Parametric):
 
     def sample_n(self, key, n: int):
         """0/1 samples in the dtype of ``p`` (not differentiable)."""
-        p = unbox_all(self.p)
-        device = backend.get_device_from_array(p) if backend.is_array(p) else None
-        drawn = random.bernoulli(key, p, shape=(n, *self.batch_shape), device=device)
-        return drawn.astype(getattr(p, "dtype", numpy.float32))
+        dtype, device = dtype_and_device(self.p)
+        drawn = random.bernoulli(key, unbox_all(self.p), shape=(n, *self.batch_shape), device=device)
+        return drawn.astype(dtype)
 
 
 @register_kl(Bernoulli, Bernoulli)

@@ -5,9 +5,10 @@ from __future__ import annotations
 import attrs
 import numpy
 
-from .. import backend, ops, random
 from .. import functions as F
+from .. import ops, random
 from ..autodiff import unbox_all
+from ._noise import dtype_and_device
 from .constraints import positive, unit_interval
 from .distribution import (
     Parametric,
@@ -59,10 +60,9 @@ class Beta(Parametric):
         return ops.where(inside, logp, ops.full_like(logp, -numpy.inf))
 
     def sample_n(self, key, n: int):
-        a = unbox_all(self.a)
-        dtype = getattr(a, "dtype", numpy.float32)
-        device = backend.get_device_from_array(a) if backend.is_array(a) else None
-        return random.beta(key, a, unbox_all(self.b), (n, *self.batch_shape), dtype=dtype, device=device)
+        dtype, device = dtype_and_device(self.a)
+        a, b = unbox_all(self.a), unbox_all(self.b)
+        return random.beta(key, a, b, (n, *self.batch_shape), dtype=dtype, device=device)
 
 
 @register_kl(Beta, Beta)

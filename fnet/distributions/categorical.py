@@ -9,6 +9,7 @@ from .. import backend, ops, random
 from .. import functions as F
 from ..autodiff import unbox_all
 from ..errors import ShapeError, message
+from ._noise import dtype_and_device
 from .constraints import dependent, extended_real, integer_interval, simplex
 from .distribution import (
     Parametric,
@@ -43,7 +44,7 @@ def sample_categories(key, p, n: int):
     drawn by inverting the cumulative sum of ``p`` at uniform noise."""
     p = unbox_all(p)
     xp = backend.xp(p)
-    device = backend.get_device_from_array(p) if backend.is_array(p) else None
+    _, device = dtype_and_device(p)
     cumulative = xp.cumsum(xp.asarray(p, dtype=numpy.float64), axis=-1)
     u = random.uniform(key, (n, *p.shape[:-1], 1), dtype=numpy.float64, device=device)
     index = (cumulative <= u * cumulative[..., -1:]).sum(axis=-1)

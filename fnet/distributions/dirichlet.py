@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import attrs
-import numpy
 
-from .. import backend, random
 from .. import functions as F
+from .. import random
 from ..autodiff import unbox_all
 from ..errors import ShapeError, message
+from ._noise import dtype_and_device
 from .constraints import positive, simplex
 from .distribution import (
     Parametric,
@@ -88,9 +88,8 @@ class Dirichlet(Parametric):
         return F.sum((self.alpha - 1) * F.log(x), axis=-1) - _log_beta(self.alpha)
 
     def sample_n(self, key, n: int):
-        alpha = unbox_all(self.alpha)
-        device = backend.get_device_from_array(alpha) if backend.is_array(alpha) else None
-        return random.dirichlet(key, alpha, (n,), dtype=getattr(alpha, "dtype", numpy.float32), device=device)
+        dtype, device = dtype_and_device(self.alpha)
+        return random.dirichlet(key, unbox_all(self.alpha), (n,), dtype=dtype, device=device)
 
 
 @register_kl(Dirichlet, Dirichlet)

@@ -7,7 +7,7 @@ import numpy
 
 from .. import backend, ops, random
 from .. import functions as F
-from ..autodiff import unbox_all
+from ._noise import dtype_and_device
 from .constraints import nonnegative, positive
 from .distribution import (
     Parametric,
@@ -60,9 +60,7 @@ class Exponential(Parametric):
         return -F.log1p(-x) / self.lam
 
     def sample_n(self, key, n: int):
-        lam = unbox_all(self.lam)
-        dtype = getattr(lam, "dtype", numpy.float32)
-        device = backend.get_device_from_array(lam) if backend.is_array(lam) else None
+        dtype, device = dtype_and_device(self.lam)
         u = random.uniform(key, (n, *self.batch_shape), dtype=dtype, device=device)
         return -backend.xp(u).log1p(-u) / self.lam  # standard exponential noise, then scaled
 

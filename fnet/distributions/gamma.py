@@ -5,9 +5,10 @@ from __future__ import annotations
 import attrs
 import numpy
 
-from .. import backend, ops, random
 from .. import functions as F
+from .. import ops, random
 from ..autodiff import unbox_all
+from ._noise import dtype_and_device
 from .constraints import nonnegative, positive
 from .distribution import (
     Parametric,
@@ -55,10 +56,8 @@ class Gamma(Parametric):
         return ops.where(ops.greater_equal(x, 0), logp, ops.full_like(logp, -numpy.inf))
 
     def sample_n(self, key, n: int):
-        k = unbox_all(self.k)
-        dtype = getattr(k, "dtype", numpy.float32)
-        device = backend.get_device_from_array(k) if backend.is_array(k) else None
-        g = random.gamma(key, k, (n, *self.batch_shape), dtype=dtype, device=device)
+        dtype, device = dtype_and_device(self.k)
+        g = random.gamma(key, unbox_all(self.k), (n, *self.batch_shape), dtype=dtype, device=device)
         return self.theta * g
 
 

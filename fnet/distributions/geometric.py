@@ -8,6 +8,7 @@ import numpy
 from .. import backend, ops, random
 from .. import functions as F
 from ..autodiff import unbox_all
+from ._noise import dtype_and_device
 from .constraints import half_open_unit_interval, positive_integer
 from .distribution import (
     Parametric,
@@ -53,7 +54,7 @@ class Geometric(Parametric):
         for ``u`` uniform on ``(0, 1]``."""
         p = unbox_all(self.p)
         xp = backend.xp(p)
-        device = backend.get_device_from_array(p) if backend.is_array(p) else None
+        _, device = dtype_and_device(p)
         u = 1 - random.uniform(key, (n, *self.batch_shape), dtype=numpy.float64, device=device)
         with numpy.errstate(divide="ignore"):  # p of 1: log(1 - p) of -inf, every draw 1
             trials = xp.floor(xp.log(u) / xp.log1p(-xp.asarray(p, dtype=numpy.float64))) + 1

@@ -5,12 +5,12 @@ from __future__ import annotations
 import math
 
 import attrs
-import numpy
 
-from .. import backend, ops, random
 from .. import functions as F
+from .. import ops
 from ..autodiff import unbox_all
 from ..errors import InvalidInputError, ShapeError, message
+from ._noise import standard_normal
 from .constraints import lower_cholesky, real
 from .distribution import (
     Parametric,
@@ -109,10 +109,7 @@ class MultivariateNormal(Parametric):
         return _LOG_PROB_C * self.d - self._log_det_scale - 0.5 * mahalanobis
 
     def sample_n(self, key, n: int):
-        loc = unbox_all(self.loc)
-        device = backend.get_device_from_array(loc) if backend.is_array(loc) else None
-        dtype = getattr(loc, "dtype", numpy.float32)
-        eps = random.normal(key, (n, *self.batch_shape, self.d, 1), dtype=dtype, device=device)
+        eps = standard_normal(key, (n, *self.batch_shape, self.d, 1), self.loc)
         return self.loc + ops.squeeze(ops.matmul(ops.tril(self.scale_tril), eps), -1)
 
 

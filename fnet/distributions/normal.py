@@ -5,11 +5,9 @@ from __future__ import annotations
 import math
 
 import attrs
-import numpy
 
-from .. import backend, random
 from .. import functions as F
-from ..autodiff import unbox_all
+from ._noise import standard_normal
 from .constraints import positive, real
 from .distribution import (
     Parametric,
@@ -108,10 +106,7 @@ class Normal(Parametric):
         return self.loc + self.scale * F.ndtri(x)
 
     def sample_n(self, key, n: int):
-        loc = unbox_all(self.loc)
-        dtype = getattr(loc, "dtype", numpy.float32)
-        device = backend.get_device_from_array(loc) if backend.is_array(loc) else None
-        eps = random.normal(key, (n, *self.batch_shape), dtype=dtype, device=device)
+        eps = standard_normal(key, (n, *self.batch_shape), self.loc)
         return self.loc + self.scale * eps
 
 

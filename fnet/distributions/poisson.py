@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import attrs
-import numpy
 
-from .. import backend, ops, random
 from .. import functions as F
+from .. import ops, random
 from ..autodiff import unbox_all
+from ._noise import dtype_and_device
 from .constraints import nonnegative_integer, positive
 from .distribution import (
     Parametric,
@@ -50,10 +50,8 @@ class Poisson(Parametric):
         return x * F.log(self.lam) - F.lgamma(x + 1) - self.lam
 
     def sample_n(self, key, n: int):
-        lam = unbox_all(self.lam)
-        device = backend.get_device_from_array(lam) if backend.is_array(lam) else None
-        dtype = getattr(lam, "dtype", numpy.float32)
-        return random.poisson(key, lam, (n, *self.batch_shape), dtype=dtype, device=device)
+        dtype, device = dtype_and_device(self.lam)
+        return random.poisson(key, unbox_all(self.lam), (n, *self.batch_shape), dtype=dtype, device=device)
 
 
 @register_kl(Poisson, Poisson)
