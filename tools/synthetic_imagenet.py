@@ -15,23 +15,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import tempfile
 
 import numpy
 
+from fnet.io.atomic import atomic_write
+
 __all__ = ["write_dataset"]
-
-
-def _atomic_write(path: str, suffix: str, write) -> None:
-    """``write(f)`` into a temporary file beside ``path``, then rename it to ``path``."""
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path) or ".", prefix=".tmp-", suffix=suffix)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
 
 
 def _image(label: int, n_labels: int, size: int, rng: numpy.random.RandomState) -> numpy.ndarray:
@@ -68,9 +57,9 @@ def write_dataset(
             label = int(rng.randint(n_labels))
             pixels = _image(label, n_labels, size, rng)
             name = f"images/{split}_{i:05d}.{image_format}"
-            _atomic_write(
+            atomic_write(
+                "synthetic_imagenet",
                 os.path.join(root, name),
-                "." + image_format,
                 lambda f, p=pixels: Image.fromarray(p, "RGB").save(f, format=pil_format),
             )
             if split == "train":  # the mean of the pixels as saved (JPEG is lossy)
@@ -79,10 +68,10 @@ def write_dataset(
             lines.append(f"{name} {label}\n")
         paths[split] = os.path.join(root, f"{split}.txt")
         text = "".join(lines).encode()
-        _atomic_write(paths[split], ".txt", lambda f, t=text: f.write(t))
+        atomic_write("synthetic_imagenet", paths[split], lambda f, t=text: f.write(t))
     mean = (total / max(n_train, 1)).astype(numpy.float32)
     paths["mean"] = os.path.join(root, "mean.npy")
-    _atomic_write(paths["mean"], ".npy", lambda f: numpy.save(f, mean))
+    atomic_write("synthetic_imagenet", paths["mean"], lambda f: numpy.save(f, mean))
     return paths
 
 

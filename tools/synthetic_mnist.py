@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import tempfile
 
 import numpy
+
+from fnet.io.atomic import atomic_write
 
 
 def strokes(rng: numpy.random.RandomState) -> numpy.ndarray:
@@ -41,19 +42,6 @@ def examples(prototypes: numpy.ndarray, n: int, rng: numpy.random.RandomState):
     return images.reshape(n, 784).astype(numpy.uint8), labels.astype(numpy.uint8)
 
 
-def write_npz(path: str, **arrays) -> None:
-    """``numpy.savez_compressed`` to a temporary file in the same folder, then renamed."""
-    folder = os.path.dirname(path)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".npz")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            numpy.savez_compressed(f, **arrays)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
-
-
 def write_cache(root: str, n_train: int = 600, n_test: int = 100, seed: int = 0) -> str:
     """Write the cache under ``root``; return the folder of its two files."""
     rng = numpy.random.RandomState(seed)
@@ -62,7 +50,11 @@ def write_cache(root: str, n_train: int = 600, n_test: int = 100, seed: int = 0)
     os.makedirs(folder, exist_ok=True)
     for split, n in (("train", n_train), ("test", n_test)):
         x, y = examples(prototypes, n, rng)
-        write_npz(os.path.join(folder, f"{split}.npz"), x=x, y=y)
+        atomic_write(  # a temporary file beside it, renamed; stale ones of killed runs removed
+            "synthetic_mnist",
+            os.path.join(folder, f"{split}.npz"),
+            lambda f, x=x, y=y: numpy.savez_compressed(f, x=x, y=y),
+        )
     return folder
 
 
