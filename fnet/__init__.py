@@ -7,8 +7,9 @@
 
 import importlib
 
-from . import backend, errors, functions, initializers, io, nn, ops, optim, random, testing, tree
+from . import backend, errors, functions, initializers, io, nn, ops, optim, random, recording, testing, tree
 from .autodiff import no_grad
+from .recording import capture
 from .autodiff.tracer import Tracer
 from .derivatives import hessian, jacobian
 from .transforms import grad, stop_gradient, value_and_grad, vjp
@@ -42,6 +43,7 @@ __all__ = [
     "ops",
     "optim",
     "random",
+    "recording",
     "testing",
     "tree",
     "grad",
@@ -50,6 +52,7 @@ __all__ = [
     "jacobian",
     "hessian",
     "stop_gradient",
+    "capture",
     "no_grad",
     "Tracer",
 ]

@@ -26,6 +26,7 @@ __all__ = [
     "require_cupy",
     "CupyProblem",
     "is_array",
+    "register_array_type",
     "Device",
     "CpuDevice",
     "GpuDevice",
@@ -119,9 +120,19 @@ def xp(*arrays):
     return numpy
 
 
+_array_types: tuple = (numpy.ndarray, numpy.generic)
+
+
+def register_array_type(cls: type) -> None:
+    """Have ``is_array`` count instances of ``cls``: a stand-in that acts as an array
+    (``fnet.capture`` records what is done to its ``CapturedArray``)."""
+    global _array_types
+    _array_types = (*_array_types, cls)
+
+
 def is_array(x) -> bool:
     """Whether ``x`` is a NumPy or CuPy array (NumPy scalars, which act as 0-d arrays, count)."""
-    return isinstance(x, (numpy.ndarray, numpy.generic)) or type(x).__module__.startswith("cupy")
+    return isinstance(x, _array_types) or type(x).__module__.startswith("cupy")
 
 
 @attrs.frozen

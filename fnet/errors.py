@@ -23,6 +23,7 @@ __all__ = [
     "VJPRuleError",
     "CheckpointError",
     "NotDefinedError",
+    "CaptureError",
     "aval",
     "message",
 ]
@@ -66,6 +67,11 @@ class TracerConversionError(FnetError, TypeError):
 
 class VJPRuleError(FnetError, RuntimeError):
     """A primitive's VJP returned a cotangent of the wrong shape or dtype: a bug in that rule."""
+
+
+class CaptureError(FnetError, RuntimeError):
+    """A step cannot be captured as it is written (``fnet.capture``): Python control flow on
+    array values, a value converted to Python or printed, a side effect, a changed shape."""
 
 
 class CheckpointError(FnetError, OSError):

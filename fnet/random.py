@@ -19,6 +19,7 @@ import numpy
 
 from . import backend
 from .errors import DTypeError, InvalidInputError, ShapeError, message
+from .recording import opaque
 
 __all__ = [
     "key",
@@ -111,6 +112,7 @@ def _check(k, op: str):
     return k
 
 
+@opaque
 def split(k, num: int = 2):
     """``num`` new independent keys from ``k`` (``k`` itself should not be used again)."""
     if type(k) is StateKey:
@@ -122,6 +124,7 @@ def split(k, num: int = 2):
 _FOLD_IN_TAG = 0x666F6C64  # a different entropy length, so fold_in(k, i) never equals split(k)[i]
 
 
+@opaque
 def fold_in(k, data: int):
     """A new key from ``k`` and an integer (e.g. a step number)."""
     if type(k) is StateKey:
@@ -151,6 +154,7 @@ def _on(device, array):
     return array if device is None else backend.get_device(device).send(array)
 
 
+@opaque
 def normal(k, shape=(), dtype=numpy.float32, mean=0.0, stddev=1.0, device=None):
     """Normally distributed samples."""
     dtype = numpy.dtype(dtype)
@@ -158,6 +162,7 @@ def normal(k, shape=(), dtype=numpy.float32, mean=0.0, stddev=1.0, device=None):
     return _on(device, (sample * stddev + mean).astype(dtype))
 
 
+@opaque
 def uniform(k, shape=(), dtype=numpy.float32, low=0.0, high=1.0, device=None):
     """Samples uniform on ``[low, high)``."""
     dtype = numpy.dtype(dtype)
@@ -168,6 +173,7 @@ def uniform(k, shape=(), dtype=numpy.float32, low=0.0, high=1.0, device=None):
     return _on(device, sample)
 
 
+@opaque
 def bernoulli(k, p=0.5, shape=None, device=None):
     """Boolean samples that are True with probability ``p`` (broadcast to ``shape``)."""
     p = numpy.asarray(backend.to_cpu(p))
@@ -185,6 +191,7 @@ def _size(shape, *params) -> tuple:
     return numpy.broadcast_shapes(*(p.shape for p in params)) if shape is None else _shape(shape)
 
 
+@opaque
 def gamma(k, a, shape=None, dtype=numpy.float32, device=None):
     """Gamma-distributed samples of shape ``a`` (and scale 1), ``a`` broadcast to ``shape``. Not
     reparameterized: the draw is not a differentiable function of ``a``."""
@@ -193,6 +200,7 @@ def gamma(k, a, shape=None, dtype=numpy.float32, device=None):
     return _on(device, sample.astype(dtype))
 
 
+@opaque
 def beta(k, a, b, shape=None, dtype=numpy.float32, device=None):
     """Beta-distributed samples on ``[0, 1]`` of parameters ``a`` and ``b`` (broadcast to
     ``shape``). Not reparameterized."""
@@ -201,6 +209,7 @@ def beta(k, a, b, shape=None, dtype=numpy.float32, device=None):
     return _on(device, sample.astype(dtype))
 
 
+@opaque
 def dirichlet(k, alpha, shape=(), dtype=numpy.float32, device=None):
     """Dirichlet-distributed samples of shape ``shape + alpha.shape``: for each vector of
     concentrations along the last axis of ``alpha``, points on the simplex (summing to 1 along the
@@ -221,17 +230,20 @@ def dirichlet(k, alpha, shape=(), dtype=numpy.float32, device=None):
     return _on(device, drawn.reshape(size + alpha.shape).astype(dtype))
 
 
+@opaque
 def poisson(k, lam, shape=None, dtype=numpy.int64, device=None):
     """Poisson-distributed counts of mean ``lam`` (broadcast to ``shape``), in ``dtype``."""
     (lam,) = _host(lam)
     return _on(device, _generator(k, "poisson").poisson(lam, _size(shape, lam)).astype(dtype))
 
 
+@opaque
 def randint(k, shape, low: int, high: int, dtype=numpy.int64, device=None):
     """Integers uniform on ``[low, high)``."""
     return _on(device, _generator(k, "randint").integers(low, high, _shape(shape), dtype=dtype))
 
 
+@opaque
 def permutation(k, x, device=None):
     """A permutation of ``range(x)`` for an int ``x``, or of ``x`` along its first axis."""
     gen = _generator(k, "permutation")
@@ -240,6 +252,7 @@ def permutation(k, x, device=None):
     return x[backend.xp(x).asarray(gen.permutation(len(x)))]
 
 
+@opaque
 def choice(k, a, shape=(), replace: bool = True, p=None, device=None):
     """Samples from ``range(a)`` (an int) or from the elements of 1-D ``a``, optionally weighted."""
     gen = _generator(k, "choice")

@@ -33,6 +33,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("fnet.errors", "fnet._foreign"),
     ("fnet.tree",),
     ("fnet.backend",),
+    ("fnet.recording",),
     ("fnet.random",),
     ("fnet.autodiff",),
     ("fnet.transforms",),

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..errors import FnetError
+from ..recording._record import call_recorded, recordings
 from . import tracer as _tracer
 from .tracer import Record, Tracer, _no_grad, unbox_all
 
@@ -91,6 +92,8 @@ class Primitive:
     def _apply(self, args, params):
         """Run ``impl`` on operands free of tracers, turning its errors into typed ones."""
         try:
+            if recordings.count:  # a step is being captured: record impl's calls
+                return call_recorded(self.impl, args, params)
             return self.impl(*args, **params)
         except FnetError:
             raise

@@ -7,6 +7,7 @@ import numpy
 
 from ..autodiff.tracer import unbox_all
 from ..errors import ArgumentTypeError, DTypeError, InvalidInputError, ShapeError, message
+from ..recording import opaque
 
 __all__ = [
     "check_array",
@@ -116,7 +117,13 @@ def check_labels(fn: str, name: str, t, n_classes: int | None, ignore_label: int
                 f"pass class indices, e.g. {name}.astype(numpy.int32)",
             )
         )
-    if n_classes is None or t.size == 0 or (0 <= int(t.min()) and int(t.max()) < n_classes):
+    if n_classes is not None and t.size:
+        _check_label_range(fn, name, t, n_classes, ignore_label)
+
+
+@opaque  # a captured step checks its labels again on every replay
+def _check_label_range(fn: str, name: str, t, n_classes: int, ignore_label: int | None) -> None:
+    if 0 <= int(t.min()) and int(t.max()) < n_classes:
         return
     valid = t if ignore_label is None else t[t != ignore_label]
     if valid.size and (int(valid.min()) < 0 or int(valid.max()) >= n_classes):

@@ -284,7 +284,7 @@ def _add_rows(gW, ids, rows):
 
 @primitive(name="embed_id_grad")
 def _scatter_rows(g, *, ids, keep, n_rows):
-    gW = backend.xp(g).zeros((n_rows, g.shape[-1]), dtype=g.dtype)
+    gW = backend.xp(g).zeros_like(g, shape=(n_rows, g.shape[-1]))  # g's kind of array: capture follows it
     _add_rows(gW, *_kept_rows(g, ids, keep))
     return gW
 
@@ -305,7 +305,7 @@ class _RowScatter(Deferred):
 
     def value(self):
         xp = backend.xp(self.rows[0])
-        gW = xp.zeros(self.shape, dtype=self.dtype)
+        gW = xp.zeros_like(self.rows[0], shape=self.shape)  # of the rows' dtype and kind of array
         if len(self.ids) == 1:
             _add_rows(gW, self.ids[0], self.rows[0])
         else:

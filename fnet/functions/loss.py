@@ -20,6 +20,7 @@ from ..autodiff import primitive
 from ..autodiff.tracer import Tracer, unbox_all
 from ..autodiff.tracer import shape_of as _shape
 from ..errors import DTypeError, InvalidInputError, ShapeError, message
+from ..recording import opaque
 from ..transforms import stop_gradient
 from ._checks import check_float, check_labels, check_ndim, check_reduce, check_same_dtype, check_same_shape
 from .activation import log_softmax, relu, softplus
@@ -474,6 +475,7 @@ def _raw_class_sum(e):
     return e @ (_ones(e.shape[1], e.dtype) if xp is numpy else xp.ones(e.shape[1], e.dtype))
 
 
+@opaque  # it branches on the values: a captured step calls it whole
 def _softmax_parts(x) -> tuple:
     """``e = exp(x - c)`` and its sum ``s`` over the classes, with c the maximum over axis 1.
 
@@ -594,17 +596,16 @@ def _hard_target_loss(x, t, normalize, cache_score, class_weight, ignore_label, 
     are folded into one coefficient per sample, computed once on the raw labels."""
     value = unbox_all(x)
     total = reduce == "mean"
+    xp = backend.xp(t)
     valid = t != ignore_label
-    n_valid = int(backend.xp(t).count_nonzero(valid))
-    divisor = max(n_valid if normalize else t.shape[0], 1) if total else 1
-    if n_valid == t.size and class_weight is None:  # the common case: one scalar for all samples
-        coef = value.dtype.type(1 / divisor)
-    else:
-        t = backend.xp(t).where(valid, t, 0)
-        coef = valid.astype(value.dtype)
-        if class_weight is not None:
-            coef *= class_weight.astype(value.dtype)[t]
-        coef /= divisor
+    t = xp.where(valid, t, 0)
+    # the same array operations whatever the labels hold, so that a captured step follows them
+    coef = valid.astype(value.dtype)
+    if class_weight is not None:
+        coef *= class_weight.astype(value.dtype)[t]
+    if total:
+        count = valid.sum() if normalize else t.shape[0]
+        coef /= xp.maximum(count, 1).astype(value.dtype)
     scores = _softmax_parts(value) if cache_score else None
     return _softmax_xent(x, _label_positions(t, value.shape[1]), coef, total=total, scores=scores)
 

@@ -76,6 +76,19 @@ class OptimizerState:
     t: int
     slots: dict = attrs.field(repr=_slots_repr)
 
+    def with_array_count(self) -> OptimizerState:
+        """This state with ``t`` held in a 0-d int64 array: a step captured with ``fnet.capture``
+        then takes the count as an input and replays for every count (a Python int is static, so
+        each new count would record the step again). Adam's family computes its step size from
+        it on the host, to the same bits.
+
+        >>> import numpy
+        >>> from fnet import optim
+        >>> optim.Adam().init({"W": numpy.zeros(2)}).with_array_count().t.dtype
+        dtype('int64')
+        """
+        return attrs.evolve(self, t=numpy.asarray(self.t, dtype=numpy.int64)[()])
+
 
 @attrs.frozen
 class _Leaf:

@@ -41,6 +41,7 @@ import numpy
 from .. import backend
 from .._foreign import check_keywords, keyword_names
 from ..errors import InvalidInputError, message
+from ..recording import opaque
 from .engine import Hyper as _Hyper
 from .engine import InitSlots, OptimizerState, gradient_method
 from .engine import PerParam as _PerParam
@@ -261,6 +262,13 @@ def adam_step_size(alpha: float, beta1: float, beta2: float, t: int) -> float:
     return alpha * math.sqrt(1.0 - math.pow(beta2, t)) / (1.0 - math.pow(beta1, t))
 
 
+@opaque  # host arithmetic on the count: a captured step computes it again on each replay
+def _step_size_of_count(alpha: float, beta1: float, beta2: float, t, dtype):
+    """``adam_step_size`` for a count held in an array (``OptimizerState.with_array_count``), as
+    a scalar of ``dtype``: the number a Python float step size becomes in the kernel's arithmetic."""
+    return dtype.type(adam_step_size(alpha, beta1, beta2, int(t)))
+
+
 _ADAM_FLAGS = ("amsgrad", "adabound")
 
 
@@ -304,7 +312,10 @@ def _adam(
         _check_eps(op, hp["eps"], interm)
         g = g.astype(interm, copy=False)
         store = (lambda a: a.astype(p.dtype)) if interm != p.dtype else (lambda a: a)
-        alpha_t = adam_step_size(hp["alpha"], beta1, beta2, t)
+        if isinstance(t, int):
+            alpha_t = adam_step_size(hp["alpha"], beta1, beta2, t)
+        else:
+            alpha_t = _step_size_of_count(hp["alpha"], beta1, beta2, t, numpy.dtype(interm))
 
         # m = beta1 m + (1 - beta1) g and v = beta2 v + (1 - beta2) g^2, in fresh arrays
         # (Chainer's m += (1 - beta1)(g - m) is the same up to rounding)

@@ -18,7 +18,8 @@ import numpy
 
 from .. import backend
 from ..autodiff.tracer import unbox_all
-from ..errors import FnetError
+from ..errors import CaptureError, FnetError, message
+from ..recording import is_recording
 
 __all__ = [
     "Reporter",
@@ -119,7 +120,18 @@ def get_current_reporter() -> Reporter:
 
 
 def report(values: dict, observer=None) -> None:
-    """Report ``values`` to the current reporter (nothing happens when none is current)."""
+    """Report ``values`` to the current reporter (nothing happens when none is current).
+
+    Inside a step being captured (``fnet.capture``) it refuses: a replay would not report."""
+    if is_recording():
+        raise CaptureError(
+            message(
+                "report",
+                f"called inside a step being captured (keys {sorted(values)}): a replay of the "
+                "recording runs the array calls only, so it would report nothing",
+                hint="return the values from the captured step and report them after the call",
+            )
+        )
     stack = _stack()
     if stack:
         stack[-1].report(values, observer)
