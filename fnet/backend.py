@@ -154,7 +154,7 @@ class CpuDevice(Device):
     def send(self, array):
         if type(array).__module__.startswith("cupy"):  # a cupy array (as xp tells them)
             return array.get()
-        if isinstance(array, numpy.ndarray) or numpy.isscalar(array):
+        if isinstance(array, _array_types) or numpy.isscalar(array):  # host arrays (and stand-ins)
             return array
         return numpy.asarray(array)
 

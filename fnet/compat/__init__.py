@@ -32,6 +32,7 @@ from . import (  # noqa: E402  (the operators are installed before anything uses
     distribution,
     distributions,
     gradient_check,
+    graph_optimizations,
     iterators,
     link,
     link_hooks,
@@ -76,6 +77,7 @@ from .device_resident import DeviceResident  # noqa: E402
 from .distribution import Distribution, cross_entropy, kl_divergence, register_kl  # noqa: E402
 from .function_hooks import FunctionHook, get_function_hooks  # noqa: E402
 from .function_node import Function, FunctionAdapter, FunctionNode  # noqa: E402
+from .graph_optimizations import static_code, static_graph  # noqa: E402
 from .functions.math import basic_math  # noqa: E402, F401  (Chainer exports it as chainer.basic_math)
 from .initializers import Initializer  # noqa: E402
 from .link import Chain, ChainList, Link  # noqa: E402
@@ -116,6 +118,9 @@ __all__ = [
     "backends",
     "basic_math",
     "computational_graph",
+    "graph_optimizations",
+    "static_code",
+    "static_graph",
     "configuration",
     "cuda",
     "device_resident",

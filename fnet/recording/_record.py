@@ -26,6 +26,7 @@ __all__ = [
     "Recorder",
     "active_recorder",
     "record_call",
+    "record_effect",
     "call_recorded",
     "concrete_error",
     "recordings",
@@ -229,6 +230,17 @@ def record_call(fn, args: tuple, kwargs: dict):
     result = recorder.wrap(raw)
     effect = not _captured_in(result)
     return recorder.record(Op("call", fn, args, kwargs, result, effect=effect))
+
+
+def record_effect(fn, args: tuple, kwargs: dict, written=()):
+    """Call ``fn`` and record the call as one op that a replay always makes (code with side
+    effects, such as Chainer's ``static_code``), whether or not it is given captured arrays;
+    the captured arrays in ``written`` are ones it writes into in place."""
+    recorder = _active.get()
+    raw = fn(*_raw(args, recorder), **_raw(kwargs, recorder))
+    result = recorder.wrap(raw)
+    mutates = tuple(_captured_in(written))
+    return recorder.record(Op("call", fn, args, kwargs, result, mutates=mutates, effect=True))
 
 
 def call_recorded(impl, args: tuple, kwargs: dict):
