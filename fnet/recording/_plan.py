@@ -18,6 +18,9 @@ __all__ = ["Plan", "compile_plan"]
 # How many ops ahead a dead temporary may be kept for a ufunc that makes an array of its layout:
 # a short wait, so that memory stays at most the eager step's.
 _REUSE_WINDOW = 8
+# Only temporaries this large are reused: below it, NumPy's own cache of small blocks makes a
+# new array cheaper than passing ``out=`` (measured: 8% slower per op on 10-element arrays).
+_REUSE_MIN_BYTES = 1 << 16
 
 
 class Plan:
@@ -187,6 +190,7 @@ def _takes_a_buffer(op: Op) -> bool:
         and "where" not in op.kwargs
         and type(op.result.value) is numpy.ndarray
         and op.result.value.ndim >= 1
+        and op.result.value.nbytes >= _REUSE_MIN_BYTES
     )
 
 
