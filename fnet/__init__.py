@@ -9,9 +9,9 @@ import importlib
 
 from . import backend, errors, functions, initializers, io, nn, ops, optim, random, recording, testing, tree
 from .autodiff import no_grad
-from .recording import capture
 from .autodiff.tracer import Tracer
 from .derivatives import hessian, jacobian
+from .recording import capture
 from .transforms import grad, stop_gradient, value_and_grad, vjp
 
 __version__ = "0.1.0"  # the one source of the version: pyproject.toml reads it from here

@@ -77,8 +77,8 @@ from .device_resident import DeviceResident  # noqa: E402
 from .distribution import Distribution, cross_entropy, kl_divergence, register_kl  # noqa: E402
 from .function_hooks import FunctionHook, get_function_hooks  # noqa: E402
 from .function_node import Function, FunctionAdapter, FunctionNode  # noqa: E402
-from .graph_optimizations import static_code, static_graph  # noqa: E402
 from .functions.math import basic_math  # noqa: E402, F401  (Chainer exports it as chainer.basic_math)
+from .graph_optimizations import static_code, static_graph  # noqa: E402
 from .initializers import Initializer  # noqa: E402
 from .link import Chain, ChainList, Link  # noqa: E402
 from .link_hooks import LinkHook, link_hook  # noqa: E402
