@@ -224,6 +224,7 @@ _MIXED_DTYPES["dropout"] = ("x", ((sys.maxsize, "mask"),))
 # gradient checks, which move x to float64) its arithmetic promotes.
 _MIXED_DTYPES_UNCHECKED = {
     "fixed_decorrelated_batch_normalization": (None, ((0, "x"), (1, "mean"), (2, "projection"))),
+    "fixed_batch_normalization": (None, ((1, "gamma"), (2, "beta"), (3, "mean"), (4, "var"))),
 }
 
 

@@ -369,10 +369,37 @@ class SpecLink(Link):
             return self._apply("apply", *args, **kwargs)
         if self._pending:
             self._initialize(args, kwargs)
-        y, state = self._apply("apply", *args, self.state_tree(), **kwargs)
+        state = self.state_tree()
+        if configuration.config.type_check:
+            y, new_state = self._apply("apply", *args, state, **kwargs)
+        else:
+            y, new_state = self._apply_promoted(args, state, kwargs)
         if configuration.config.train and not configuration.config.in_recomputing:
-            self.set_state_tree(_as_persistents(state))
+            self.set_state_tree(_as_persistents(new_state))
         return y
+
+    def _apply_promoted(self, args: tuple, state: dict, kwargs: dict):
+        """``apply`` with the float parameters and statistics in their promoted dtype: with type
+        checking off (Chainer's numerical gradient checks cast the parameters only), Chainer's
+        arithmetic mixes them. The new statistics keep their own dtypes."""
+        params = self._traced_params()
+        dtypes = [_float_dtype(v) for v in _tree.leaves((params, state))]
+        common = numpy.result_type(*filter(None, dtypes)) if any(dtypes) else None
+        y, new_state = _lifted(type(self._spec), "apply")(
+            self._spec, _floats_in_dtype(params, common), *args, _floats_in_dtype(state, common), **kwargs
+        )
+
+        def own_dtype(new, old):
+            dtype = _float_dtype(old)
+            return new if dtype is None or _float_dtype(new) in (None, dtype) else _ops.astype(new, dtype)
+
+        return y, _tree.map(own_dtype, new_state, state)
+
+
+def _float_dtype(value):
+    """The dtype of ``value`` if it is a float array (traced or not), else None."""
+    dtype = getattr(unbox_all(value), "dtype", None)
+    return dtype if dtype is not None and dtype.kind == "f" else None
 
 
 def _floats_in_dtype(params: dict, dtype) -> dict:
@@ -382,8 +409,8 @@ def _floats_in_dtype(params: dict, dtype) -> dict:
         return params
 
     def cast(value):
-        kept = unbox_all(value).dtype
-        return value if kept == dtype or kept.kind != "f" else _ops.astype(value, dtype)
+        kept = _float_dtype(value)
+        return value if kept is None or kept == dtype else _ops.astype(value, dtype)
 
     return _tree.map(cast, params)
 
