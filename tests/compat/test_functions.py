@@ -200,6 +200,31 @@ def test_fixed_decorrelated_bn_promotes_mixed_dtypes_only_without_type_checks():
     numpy.testing.assert_array_equal(y.array, x)
 
 
+def test_fixed_batch_normalization_mixes_dtypes_only_with_type_checking_off():
+    x = numpy.ones((2, 3), numpy.float32)
+    gamma, beta = numpy.full(3, 2.0, numpy.float32), numpy.zeros(3, numpy.float32)
+    mean, var = numpy.zeros(3, numpy.float64), numpy.ones(3, numpy.float64)
+    with pytest.raises(type_check.InvalidType):
+        F.fixed_batch_normalization(x, gamma, beta, mean, var, eps=0.0)
+    with chainer.using_config("type_check", False):
+        y = F.fixed_batch_normalization(x, gamma, beta, mean, var, eps=0.0)
+    assert y.dtype == numpy.float32
+    numpy.testing.assert_array_equal(y.array, 2 * x)
+
+
+def test_a_batch_normalization_link_mixes_dtypes_only_with_type_checking_off():
+    bn = chainer.links.BatchNormalization(3, dtype=numpy.float64)
+    bn.gamma.array = bn.gamma.array.astype(numpy.float32)  # as numerical gradient checks cast it
+    x = numpy.ones((2, 3), numpy.float32)
+    with chainer.using_config("train", False):
+        with pytest.raises(type_check.InvalidType):
+            bn(x)
+        with chainer.using_config("type_check", False):
+            y = bn(x)
+    numpy.testing.assert_allclose(y.array, x / numpy.sqrt(1 + 2e-5), rtol=1e-6)
+    assert bn.avg_mean.dtype == numpy.float64
+
+
 def test_coo_matrices_hold_a_variable_and_get_its_gradient():
     a = numpy.array([[1, 0, 2], [0, 3, 0]], numpy.float32)
     sa = chainer.utils.to_coo(a, requires_grad=True)
