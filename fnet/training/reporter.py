@@ -18,8 +18,9 @@ import numpy
 
 from .. import backend
 from ..autodiff.tracer import unbox_all
-from ..errors import CaptureError, FnetError, message
+from ..errors import FnetError
 from ..recording import is_recording
+from ..recording._record import record_effect
 
 __all__ = [
     "Reporter",
@@ -122,16 +123,15 @@ def get_current_reporter() -> Reporter:
 def report(values: dict, observer=None) -> None:
     """Report ``values`` to the current reporter (nothing happens when none is current).
 
-    Inside a step being captured (``fnet.capture``) it refuses: a replay would not report."""
+    Inside a step being captured (``fnet.capture``) the report is recorded as an op of its own:
+    each replay reports the values it computes, to the reporter current then."""
     if is_recording():
-        raise CaptureError(
-            message(
-                "report",
-                f"called inside a step being captured (keys {sorted(values)}): a replay of the "
-                "recording runs the array calls only, so it would report nothing",
-                hint="return the values from the captured step and report them after the call",
-            )
-        )
+        record_effect(_report_now, ({key: _value(v) for key, v in values.items()}, observer), {})
+        return
+    _report_now(values, observer)
+
+
+def _report_now(values: dict, observer) -> None:
     stack = _stack()
     if stack:
         stack[-1].report(values, observer)

@@ -236,16 +236,26 @@ def test_float_of_a_value_is_refused_and_nothing_is_kept():
     assert step.stats()["cached"] == 0
 
 
-def test_printing_and_reporting_are_refused():
+def test_printing_is_refused():
     with pytest.raises(CaptureError, match="prints"):
         fnet.capture(lambda x: print(x) or x)(numpy.ones(2))
 
-    def reports(x):
-        fnet.training.reporter.report({"loss": fo.sum(x)})
-        return x
 
-    with pytest.raises(CaptureError, match="return the values"):
-        fnet.capture(reports)(numpy.ones(2))
+def test_each_replay_reports_the_values_it_computes():
+    def reports(x):
+        fnet.training.reporter.report({"total": fo.sum(x), "constant": 1.5})
+        return x * 2
+
+    captured = fnet.capture(reports)
+    seen = []
+    for scale in (1.0, 2.0, 3.0):
+        reporter = fnet.training.reporter.Reporter()
+        observation = {}
+        with reporter, reporter.scope(observation):
+            captured(numpy.full(2, scale))
+        seen.append((float(observation["total"]), observation["constant"]))
+    assert seen == [(2.0, 1.5), (4.0, 1.5), (6.0, 1.5)]
+    assert captured.stats()["replays"] == 2
 
 
 def test_keys_are_inputs_so_each_replay_draws_fresh_numbers():
