@@ -124,6 +124,8 @@ def _flatten(args) -> tuple[list, object]:
 
 
 def _unflatten(leaves, shape):
+    if shape is None:  # one Variable, the common case
+        return leaves[0]
     it = iter(leaves)
 
     def build(s):
@@ -149,7 +151,7 @@ def _signature(params, slots, variables) -> tuple:
     config = configuration.config
     layout = [(p.array.shape, p.array.dtype) for p in params]
     layout += [(getattr(link, name).shape, getattr(link, name).dtype) for link, name in slots]
-    layout += [(v.array.shape, v.array.dtype) for v in variables]
+    layout += [(v.array.shape, v.array.dtype, v.requires_grad) for v in variables]
     return bool(config.train), bool(config.enable_backprop), tuple(layout)
 
 
@@ -242,7 +244,8 @@ def _decorate(func, options: dict):
         if config.train is False and force_test_define_by_run:
             return func(chain, *args)
         leaves, shape = _flatten(args)
-        variables = [x if isinstance(x, Variable) else Variable(x) for x in leaves]
+        # an array given as it is needs no gradient (as in define-by-run): no backward work for it
+        variables = [x if isinstance(x, Variable) else Variable(x, requires_grad=False) for x in leaves]
         params = list(chain.params())
         if double_backprop or any(p.array is None for p in params):
             chain.static_schedule = manager.schedules.get(None, _DEFINE_BY_RUN)
