@@ -30,6 +30,7 @@ from .. import backend
 from . import initializers, optimizer_hooks
 from .link import Link
 from .serializer import Deserializer
+from ._captured_update import CapturedUpdate
 from .variable import Parameter, Variable
 
 __all__ = [
@@ -575,7 +576,25 @@ class GradientMethod(Optimizer):
         gradients, and backpropagate (scaled by the loss scale); without: use the gradients
         already there. Parameters without a gradient get zeros (and are still updated). Then:
         the 'pre' hooks, ``t += 1``, every parameter's update rule, the 'post' hooks.
+
+        After ``use_captured_update()`` (fnet's), an update with ``lossfun`` is recorded once
+        per signature and replayed (see ``fnet.compat._captured_update``).
         """
+        captured = getattr(self, "_captured_update", None)
+        if lossfun is not None and captured is not None and captured(lossfun, args, kwds):
+            return
+        self._update_now(lossfun, args, kwds)
+
+    def use_captured_update(self, flag: bool = True, max_records: int = 8) -> None:
+        """fnet's opt-in: record ``update(lossfun, *args)`` once per signature (the shapes and
+        dtypes of the arguments, parameters, states and persistent values; ``lossfun``; the
+        configuration's ``train`` and ``enable_backprop``; the hooks) and replay it after, the
+        loss function's Python code not running again (its ``report`` calls do). An update the
+        recording cannot follow runs eagerly, with a warning. ``flag=False`` turns it off."""
+        self._captured_update = CapturedUpdate(self, max_records) if flag else None
+
+    def _update_now(self, lossfun: Callable | None, args, kwds) -> None:
+        """``update`` itself, eagerly."""
         if lossfun is not None:
             loss = lossfun(*args, **kwds)
             if getattr(self, "_use_cleargrads", True):

@@ -52,7 +52,9 @@ def _scores_and_labels(fn: str, y, t):
 
 def _ratio(xp, count, total, dtype):
     """``count / total`` as a 0-d array of ``dtype``; 0 when ``total`` is 0 (Chainer's value)."""
-    return xp.asarray(count / xp.maximum(xp.asarray(total), 1), dtype=dtype)
+    # copy, not asarray: NumPy hands it to a captured array, so a recording follows it (and it
+    # makes a 0-d array of a NumPy scalar)
+    return xp.copy((count / xp.maximum(total, 1)).astype(dtype))
 
 
 def accuracy(y, t, ignore_label: int | None = None):

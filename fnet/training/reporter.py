@@ -126,9 +126,16 @@ def report(values: dict, observer=None) -> None:
     Inside a step being captured (``fnet.capture``) the report is recorded as an op of its own:
     each replay reports the values it computes, to the reporter current then."""
     if is_recording():
-        record_effect(_report_now, ({key: _value(v) for key, v in values.items()}, observer), {})
+        # a value that presents an array (a Chainer Variable) is made again around each replay's
+        wrappers = {k: type(v) for k, v in values.items() if hasattr(v, "array") and not backend.is_array(v)}
+        arrays = {key: _value(v) for key, v in values.items()}
+        record_effect(_report_replayed, (arrays, wrappers, observer), {})
         return
     _report_now(values, observer)
+
+
+def _report_replayed(arrays: dict, wrappers: dict, observer) -> None:
+    _report_now({k: wrappers[k](v) if k in wrappers else v for k, v in arrays.items()}, observer)
 
 
 def _report_now(values: dict, observer) -> None:
