@@ -28,9 +28,9 @@ import numpy
 
 from .. import backend
 from . import initializers, optimizer_hooks
+from ._captured_update import CapturedUpdate
 from .link import Link
 from .serializer import Deserializer
-from ._captured_update import CapturedUpdate
 from .variable import Parameter, Variable
 
 __all__ = [

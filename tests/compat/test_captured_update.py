@@ -58,7 +58,7 @@ def test_captured_updates_leave_what_eager_updates_leave(optimizer_class, hyper)
     assert opt._captured_update.counts == {"records": 1, "replays": 3}  # the first update is eager
     assert model.predictor.python_calls == 2
     assert opt.t == eager_opt.t == 5
-    for (name, p), (_, q) in zip(sorted(model.namedparams()), sorted(eager_model.namedparams())):
+    for (_, p), (_, q) in zip(sorted(model.namedparams()), sorted(eager_model.namedparams())):
         numpy.testing.assert_array_max_ulp(p.array, q.array, maxulp=8, dtype=numpy.float32)
         numpy.testing.assert_array_max_ulp(p.grad, q.grad, maxulp=8, dtype=numpy.float32)
         assert p.update_rule.t == q.update_rule.t == 5
