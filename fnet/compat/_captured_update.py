@@ -8,8 +8,8 @@ one, runs the eager update once (loss, backward, hooks, every rule), reads them 
 the outputs, and compiles that. A replay takes the current arrays and counts, runs the plan,
 and puts the results back, so the objects end as the eager update leaves them; reports made
 by the loss function are replayed too. An update the recording cannot follow (a hook that
-converts a norm to a Python float, dynamic loss scaling) runs eagerly from then on, with a
-warning, and its values are put back as they were before the attempt.
+converts a norm to a Python float) runs eagerly from then on, with a warning, and the values it
+changed are put back as they were before the attempt.
 """
 
 from __future__ import annotations
@@ -23,11 +23,65 @@ from ..errors import CaptureError
 from ..recording import CapturedArray
 from ..recording._phases import PhasedRecording
 from . import configuration
+from .link import persistent_array_slots
 from .variable import Variable
 
 __all__ = ["CapturedUpdate"]
 
 _EAGER = "eager"  # a signature the recording could not follow
+
+
+class _UpdatedObjects:
+    """What an update changes: each parameter (array, grad), its rule (state arrays, count), the
+    links' persistent arrays and the optimizer's count, read and written in one order."""
+
+    def __init__(self, optimizer):
+        self.optimizer = optimizer
+        self.params = [p for _, p in optimizer.target.namedparams()]
+        self.rules = [p.update_rule for p in self.params]
+        self.ready = not optimizer._loss_scaling_is_dynamic and all(
+            p.array is not None and r is not None and r.state is not None and r.enabled
+            for p, r in zip(self.params, self.rules)
+        )
+        self.state_keys = [tuple(sorted(r.state)) for r in self.rules] if self.ready else []
+        self.slots = persistent_array_slots(optimizer.target)
+
+    def read(self, grads: bool) -> list:
+        """The arrays (and counts), with the grads after the parameters when ``grads``."""
+        values = [p.array for p in self.params]
+        values += [p.grad for p in self.params] if grads else []
+        values += [r.state[k] for r, keys in zip(self.rules, self.state_keys) for k in keys]
+        values += [getattr(link, n) for link, n in self.slots]
+        return values + [r.t for r in self.rules] + [self.optimizer.t]
+
+    def write(self, values, grads: bool, count=int) -> None:
+        """Put ``values`` (in ``read``'s order) back on the objects; ``count`` makes the counts."""
+        it = iter(values)
+        for p in self.params:
+            value = next(it)
+            if p.array is not value:
+                p.array = value
+        for p in self.params if grads else ():
+            p.grad = next(it)
+        for r, keys in zip(self.rules, self.state_keys):
+            for k in keys:
+                r.state[k] = next(it)
+        for link, n in self.slots:
+            value = next(it)
+            if getattr(link, n) is not value:
+                setattr(link, n, value)
+        for r in self.rules:
+            r.t = count(next(it))
+        self.optimizer.t = count(next(it))
+
+    @property
+    def n_counts(self) -> int:
+        """How many counts end ``read``'s list: each rule's and the optimizer's."""
+        return len(self.rules) + 1
+
+    def layout(self) -> tuple:
+        """The layouts of the arrays (the counts are inputs, not part of a signature)."""
+        return tuple(_layout(v) for v in self.read(grads=False)[: -self.n_counts])
 
 
 class CapturedUpdate:
@@ -41,80 +95,61 @@ class CapturedUpdate:
 
     def __call__(self, lossfun, args: tuple, kwds: dict) -> bool:
         """Run the update captured; False when it must run eagerly (the caller does then)."""
-        optimizer = self.optimizer
-        params = [p for _, p in optimizer.target.namedparams()]
-        rules = [p.update_rule for p in params]
-        if optimizer._loss_scaling_is_dynamic or any(
-            p.array is None or r is None or r.state is None or not r.enabled for p, r in zip(params, rules)
-        ):
-            return False  # not set up yet (the first update makes the states), or value-dependent
-        if any(isinstance(a, (list, tuple, dict)) for a in args):
-            return False
-        state_keys = [tuple(sorted(r.state)) for r in rules]
-        slots = _persistent_slots(optimizer.target)
+        objects = _UpdatedObjects(self.optimizer)
+        if not objects.ready or any(isinstance(a, (list, tuple, dict)) for a in args):
+            return False  # not set up yet (the first update makes the states), or nested arguments
         arrays = [a.array if isinstance(a, Variable) else a for a in args]
         is_array = [backend.is_array(a) for a in arrays]
+        hooks = self.optimizer._hookable
         try:
             key = (
                 lossfun,
                 bool(configuration.config.train),
                 bool(configuration.config.enable_backprop),
-                tuple(_layout(p.array) for p in params),
-                tuple(tuple(_layout(r.state[k]) for k in keys) for r, keys in zip(rules, state_keys)),
-                tuple(_layout(getattr(link, n)) for link, n in slots),
-                tuple(_layout(a) if flag else (type(a), a) for a, flag in zip(arrays, is_array)),
+                objects.layout(),
+                tuple(_layout(a) for a in arrays),
                 tuple(sorted(kwds.items())),
-                tuple(id(h) for h in optimizer._hookable.pre.values()),
-                tuple(id(h) for h in optimizer._hookable.post.values()),
+                tuple(id(h) for h in (*hooks.pre.values(), *hooks.post.values())),
             )
             plan = self.plans.get(key)
         except TypeError:  # an unhashable argument: no recording for it
             return False
         if plan is _EAGER:
             return False
-        counts = [numpy.asarray(r.t, numpy.int64) for r in rules] + [numpy.asarray(optimizer.t, numpy.int64)]
-        inputs = [p.array for p in params]
-        inputs += [r.state[k] for r, keys in zip(rules, state_keys) for k in keys]
-        inputs += [getattr(link, n) for link, n in slots]
-        inputs += counts
+        inputs = objects.read(grads=False)
+        n = objects.n_counts
+        inputs[-n:] = [numpy.asarray(t, numpy.int64) for t in inputs[-n:]]  # counts as 0-d arrays
         inputs += [a for a, flag in zip(arrays, is_array) if flag]
         if plan is None:
-            plan = self._record(key, lossfun, args, kwds, params, rules, state_keys, slots, inputs, is_array)
-            if plan is None:
-                return False
-            return True
+            return self._record(key, lossfun, args, kwds, objects, inputs, is_array)
         self.counts["replays"] += 1
-        outputs = plan.replay(*inputs)
-        _put_back(outputs, params, rules, state_keys, slots, optimizer)
+        objects.write(plan.replay(*inputs), grads=True)
         return True
 
-    def _record(self, key, lossfun, args, kwds, params, rules, state_keys, slots, inputs, is_array):
+    def _record(self, key, lossfun, args, kwds, objects: _UpdatedObjects, inputs, is_array) -> bool:
         optimizer = self.optimizer
-        saved = _snapshot(params, rules, state_keys, slots, optimizer)
+        saved = _Snapshot(objects)
         recording = PhasedRecording()
         with recording.active():
             captured = recording.inputs(inputs)
-            it = iter(captured)
+            n_own = len(captured) - sum(is_array)
             try:
-                for p in params:
-                    p.array = next(it)
-                for r, keys in zip(rules, state_keys):
-                    for k in keys:
-                        r.state[k] = next(it)
-                for link, n in slots:
-                    setattr(link, n, next(it))
-                for r in rules:
-                    r.t = next(it)
-                optimizer.t = next(it)
-                call_args = [next(it) if flag else a for a, flag in zip(args, is_array)]
+                objects.write(captured[:n_own], grads=False, count=lambda t: t)
+                it = iter(captured[n_own:])
                 call_args = [
-                    Variable(c, requires_grad=a.requires_grad) if isinstance(a, Variable) else c
-                    for a, c in zip(args, call_args)
+                    (
+                        Variable(next(it), requires_grad=a.requires_grad)
+                        if isinstance(a, Variable)
+                        else next(it)
+                    )
+                    if flag
+                    else a
+                    for a, flag in zip(args, is_array)
                 ]
                 optimizer._update_now(lossfun, call_args, kwds)
-                outputs = _read_back(params, rules, state_keys, slots, optimizer)
+                outputs = objects.read(grads=True)
             except CaptureError as error:
-                _restore(saved, params, rules, state_keys, slots, optimizer)
+                saved.restore()
                 warnings.warn(
                     f"{type(optimizer).__name__}.update: this update cannot be recorded, so it runs "
                     f"eagerly from now on:\n{error}",
@@ -122,88 +157,30 @@ class CapturedUpdate:
                     stacklevel=4,
                 )
                 self.plans[key] = _EAGER
-                return None
+                return False
         plan, _, _ = recording.compile(captured, outputs, [], [], f"{type(optimizer).__name__}.update")
-        _put_back(
-            [o.value if type(o) is CapturedArray else o for o in outputs],
-            params,
-            rules,
-            state_keys,
-            slots,
-            optimizer,
-        )
+        objects.write([o.value if type(o) is CapturedArray else o for o in outputs], grads=True)
         if len(self.plans) >= self.max_records:
             self.plans.pop(next(iter(self.plans)))
         self.plans[key] = plan
         self.counts["records"] += 1
-        return plan
+        return True
 
 
 def _layout(a):
     return (type(a), a.shape, a.dtype, a.strides) if backend.is_array(a) else (type(a), a)
 
 
-def _persistent_slots(target) -> list:
-    slots = []
-    for link in target.links():
-        for name in sorted(getattr(link, "_persistent", ())):
-            if backend.is_array(getattr(link, name, None)):
-                slots.append((link, name))
-    return slots
-
-
-def _read_back(params, rules, state_keys, slots, optimizer) -> list:
-    out = [p.array for p in params] + [p.grad for p in params]
-    out += [r.state[k] for r, keys in zip(rules, state_keys) for k in keys]
-    out += [getattr(link, n) for link, n in slots]
-    out += [r.t for r in rules] + [optimizer.t]
-    return out
-
-
-def _put_back(outputs, params, rules, state_keys, slots, optimizer) -> None:
-    it = iter(outputs)
-    for p in params:
-        value = next(it)
-        if p.array is not value:
-            p.array = value
-    for p in params:
-        p.grad = next(it)
-    for r, keys in zip(rules, state_keys):
-        for k in keys:
-            r.state[k] = next(it)
-    for link, n in slots:
-        value = next(it)
-        if getattr(link, n) is not value:
-            setattr(link, n, value)
-    for r in rules:
-        r.t = int(next(it))
-    optimizer.t = int(next(it))
-
-
-def _snapshot(params, rules, state_keys, slots, optimizer) -> tuple:
+class _Snapshot:
     """Copies of everything an update changes, to undo an update the recording gave up on."""
-    return (
-        [(p.array, p.array.copy(), p.grad) for p in params],
-        [{k: (r.state[k], r.state[k].copy()) for k in keys} for r, keys in zip(rules, state_keys)],
-        [(getattr(link, n), getattr(link, n).copy()) for link, n in slots],
-        [r.t for r in rules],
-        optimizer.t,
-    )
 
+    def __init__(self, objects: _UpdatedObjects):
+        self.objects = objects
+        self.values = objects.read(grads=True)
+        self.copies = [v.copy() if backend.is_array(v) else v for v in self.values]
 
-def _restore(saved, params, rules, state_keys, slots, optimizer) -> None:
-    param_values, states, persistents, ts, t = saved
-    for p, (array, copy, grad) in zip(params, param_values):
-        array[...] = copy
-        p.array = array
-        p.grad = grad
-    for r, values in zip(rules, states):
-        for k, (array, copy) in values.items():
-            array[...] = copy
-            r.state[k] = array
-    for (link, n), (array, copy) in zip(slots, persistents):
-        array[...] = copy
-        setattr(link, n, array)
-    for r, rt in zip(rules, ts):
-        r.t = rt
-    optimizer.t = t
+    def restore(self) -> None:
+        for value, copy in zip(self.values, self.copies):
+            if backend.is_array(value):
+                value[...] = copy
+        self.objects.write(self.values, grads=True)

@@ -38,7 +38,7 @@ from .link_hooks.link_hook import (
 )
 from .variable import Parameter, Variable
 
-__all__ = ["Link", "Chain", "ChainList"]
+__all__ = ["Link", "Chain", "ChainList", "persistent_array_slots"]
 
 _COPY_MODES = ("init", "copy", "share")
 
@@ -915,3 +915,14 @@ def _nested_str(link: Link, items) -> str:
         lines.extend(f"  {line}\n" for line in f"({key}): {child},".splitlines())
     body = "".join(lines)
     return f"{type(link).__name__}(\n{body})" if body else f"{type(link).__name__}()"
+
+
+def persistent_array_slots(link: Link) -> list:
+    """``(link, name)`` of each persistent value of ``link`` and its links that is an array, in
+    a fixed order (what a recording of the link's computation takes in and gives back)."""
+    slots = []
+    for sub in link.links():
+        for name in sorted(getattr(sub, "_persistent", ())):
+            if backend.is_array(getattr(sub, name, None)):
+                slots.append((sub, name))
+    return slots

@@ -8,47 +8,19 @@ fnet does not ship Chainer's code: the test runs where ``FNET_CHAINER_CHECKOUT``
 from __future__ import annotations
 
 import json
-import os
-import pathlib
-import subprocess
-import sys
 
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-CHECKOUT = os.environ.get("FNET_CHAINER_CHECKOUT")
+from ._chainer_examples import needs_checkout, run_chainer_example, synthetic_mnist
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(not CHECKOUT, reason="needs FNET_CHAINER_CHECKOUT: a Chainer 7.8.1 checkout"),
-]
+pytestmark = [pytest.mark.slow, needs_checkout]
 
 
 def test_chainers_vae_example_trains_on_fnet(tmp_path):
     pytest.importorskip("matplotlib", reason="Chainer's VAE example draws its images with matplotlib")
-    script = pathlib.Path(CHECKOUT) / "examples" / "vae" / "train_vae.py"
-    assert script.is_file(), f"{script} is not there: FNET_CHAINER_CHECKOUT must be a Chainer checkout"
-    sys.path.insert(0, str(ROOT / "tools"))
-    try:
-        import synthetic_mnist
-    finally:
-        sys.path.pop(0)
-    synthetic_mnist.write_cache(str(tmp_path / "datasets"), n_train=300, n_test=100)
-    env = {
-        **os.environ,
-        "CHAINER_DATASET_ROOT": str(tmp_path / "datasets"),
-        "MPLBACKEND": "Agg",
-        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
-    }
+    env = synthetic_mnist(tmp_path / "datasets", n_train=300, n_test=100)
     args = ["--epoch", "4", "--dim-h", "64", "--batch-size", "50", "--out", str(tmp_path / "result")]
-    result = subprocess.run(
-        [sys.executable, "-m", "fnet.compat", str(script), *args],
-        cwd=script.parent,  # the example imports its net.py from beside it
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
+    result = run_chainer_example("vae/train_vae.py", *args, env=env)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     log = json.loads((tmp_path / "result" / "log").read_text())
     losses = [entry["main/loss"] for entry in log]

@@ -20,13 +20,13 @@ import warnings
 
 import numpy
 
-from ... import backend
 from ...autodiff import Tracer, backward
 from ...errors import CaptureError
 from ...recording import CapturedArray, is_recording
 from ...recording._phases import PhasedRecording
 from .. import configuration
 from ..function_node import FunctionNode
+from ..link import persistent_array_slots
 from ..variable import Variable
 
 __all__ = ["static_graph", "ScheduleManager", "StaticScheduleFunction"]
@@ -137,16 +137,6 @@ def _unflatten(leaves, shape):
     return build(shape)
 
 
-def _persistent_slots(chain) -> list:
-    """(link, name) of each persistent array of ``chain`` and its links, in a fixed order."""
-    slots = []
-    for link in chain.links():
-        for name in sorted(getattr(link, "_persistent", ())):
-            if backend.is_array(getattr(link, name, None)):
-                slots.append((link, name))
-    return slots
-
-
 def _signature(params, slots, variables) -> tuple:
     config = configuration.config
     layout = [(p.array.shape, p.array.dtype) for p in params]
@@ -250,7 +240,7 @@ def _decorate(func, options: dict):
         if double_backprop or any(p.array is None for p in params):
             chain.static_schedule = manager.schedules.get(None, _DEFINE_BY_RUN)
             return func(chain, *_unflatten(variables, shape))  # sizes lazy parameters first
-        slots = _persistent_slots(chain)
+        slots = persistent_array_slots(chain)
         key = _signature(params, slots, variables)
         schedule = manager.schedules.get(key)
         if schedule is _DEFINE_BY_RUN:
