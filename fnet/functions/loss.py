@@ -603,9 +603,8 @@ def _hard_target_loss(x, t, normalize, cache_score, class_weight, ignore_label, 
     coef = valid.astype(value.dtype)
     if class_weight is not None:
         coef *= class_weight.astype(value.dtype)[t]
-    if total:
-        count = valid.sum() if normalize else t.shape[0]
-        coef /= xp.maximum(count, 1).astype(value.dtype)
+    if total:  # 1 / count rounded once to x's dtype, as dtype.type(1 / count) is
+        coef /= xp.maximum(valid.sum() if normalize else t.shape[0], 1)
     scores = _softmax_parts(value) if cache_score else None
     return _softmax_xent(x, _label_positions(t, value.shape[1]), coef, total=total, scores=scores)
 
