@@ -18,6 +18,7 @@ import heapq
 from collections.abc import Callable
 
 from ..errors import VJPRuleError, aval, message
+from ..recording._record import call_recorded, recordings
 from .primitive import primitive
 from .tracer import Record, Tracer, unbox_all
 
@@ -149,6 +150,9 @@ def backward(roots, *, create_graph: bool = False, keep=None) -> dict:
             vjp = vjps[index]
             if vjp is None:  # declared as having no gradient in this operand
                 continue
-            ct = vjp(g, ans, *args, **params)
+            if recordings.count:  # a step is being captured: a VJP that branches on values is kept whole
+                ct = call_recorded(vjp, (g, ans, *args), params)
+            else:
+                ct = vjp(g, ans, *args, **params)
             if ct is not None and _check_cotangent(record, index, ct, parent):
                 acc.send(parent.record, ct)

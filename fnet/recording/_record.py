@@ -217,6 +217,11 @@ def _captured_in(template) -> list:
     return []
 
 
+def _is_traced(x) -> bool:
+    """An autodiff tracer (seen from below the tape): it records its operations itself."""
+    return hasattr(x, "record") and hasattr(x, "level")
+
+
 def _is_plain_array(x) -> bool:
     return type(x) is not CapturedArray and backend.is_array(x)
 
@@ -246,7 +251,8 @@ def record_effect(fn, args: tuple, kwargs: dict, written=()):
 def call_recorded(impl, args: tuple, kwargs: dict):
     """``impl(*args, **kwargs)`` while a step is recorded: followed inside, op by op; if the
     recording cannot follow it (it branches on values, converts to NumPy...), its ops are
-    dropped and the call is recorded whole, as ``opaque`` would (a primitive's ``impl``)."""
+    dropped and the call is recorded whole, as ``opaque`` would (a primitive's ``impl``, or a
+    VJP called by the backward engine on plain values)."""
     recorder = _active.get()
     if recorder is None or not (_captured_in(args) or _captured_in(kwargs)):
         return impl(*args, **kwargs)
@@ -261,8 +267,8 @@ def call_recorded(impl, args: tuple, kwargs: dict):
 def _ufunc(self, ufunc, method, inputs, kwargs):
     recorder = self.recorder
     for x in inputs:
-        if not (type(x) is CapturedArray or isinstance(x, _PLAIN) or backend.is_array(x) or x is None):
-            return NotImplemented  # a tracer, say: its own operators take over
+        if _is_traced(x):
+            return NotImplemented  # a tracer: its own operators take over
     out = kwargs.get("out")
     if method == "at":
         targets = [inputs[0]]
@@ -333,7 +339,7 @@ def _binary(ufunc, reflected: bool = False, in_place: bool = False):
     def op(self, other):
         if not (type(other) is CapturedArray or isinstance(other, _PLAIN) or backend.is_array(other)):
             return NotImplemented
-        if in_place:
+        if in_place and not isinstance(self.value, numpy.generic):  # a NumPy scalar is immutable
             return ufunc(self, other, out=(self,))
         return ufunc(other, self) if reflected else ufunc(self, other)
 
