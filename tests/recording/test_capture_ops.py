@@ -51,13 +51,18 @@ def _second_order(f, n: int):
 
 
 @pytest.mark.parametrize("order", [1, 2])
-@pytest.mark.parametrize("f, args", list(_cases()))
-def test_a_replay_on_new_inputs_gives_the_eager_value_and_gradient(f, args, order):
+@pytest.mark.parametrize("name, f, args", list(_cases()))
+def test_a_replay_on_new_inputs_gives_the_eager_value_and_gradient(name, f, args, order):
     n = len(args)
-    step = (
-        fnet.value_and_grad(_scalar_loss(f), argnums=tuple(range(n))) if order == 1 else _second_order(f, n)
-    )
+    if order == 1:
+        step = fnet.value_and_grad(_scalar_loss(f), argnums=tuple(range(n)))
+    else:
+        step = _second_order(f, n)
     captured = fnet.capture(step)
+    if order == 2 and name in REFUSED_AT_ORDER_2:
+        with pytest.raises(CaptureError, match="reduction.py"):
+            captured(*args)
+        return
     captured(*args)
     moved = [_moved(a) for a in args]
     eager, replayed = step(*moved), captured(*moved)
