@@ -444,7 +444,7 @@ def _arg_extremum(op, name: str, doc: str):
     def function(x, axis: int | None = None):
         check_float(name, "x", x)
         index = op(x, _single_axis(name, x, axis))
-        return backend.xp(index).asarray(index, dtype=numpy.int32)
+        return ops.astype(index, numpy.int32)  # recorded when traced (ONNX export records argmax)
 
     function.__name__ = function.__qualname__ = name
     function.__doc__ = doc
