@@ -615,6 +615,20 @@ def _window_spread(g: Graph, call: Call) -> str:
     )
 
 
+@_register("roi_gather")
+def _roi_gather(g: Graph, call: Call) -> str:
+    """ROI pooling's weighted gather, at the positions the boxes gave when exported (ONNX's
+    MaxRoiPool and RoiAlign quantize and sample differently from Chainer's functions)."""
+    n, c, h, w = _shape(call.args[0])
+    batch, pos, weight = (numpy.asarray(call.params[k]) for k in ("batch", "pos", "weight"))
+    channels = numpy.arange(c).reshape(1, c, 1, 1, 1)
+    flat = (batch.reshape(-1, 1, 1, 1, 1) * c + channels) * (h * w) + pos
+    x = g.node("Reshape", [call.inputs[0], g.ints([-1])])
+    picked = g.node("Gather", [x, g.const(flat.astype(numpy.int64))], axis=0)
+    weighted = g.node("Mul", [picked, g.const(weight.astype(numpy.asarray(call.ans).dtype))])
+    return g.reduce("ReduceSum", weighted, [4], keepdims=False)
+
+
 # -- normalization -----------------------------------------------------------------------------
 @_register("l2_norm")
 def _l2_norm(g: Graph, call: Call) -> str:
@@ -670,8 +684,6 @@ UNCONVERTED: dict[str, str] = {
     "_col2im": "col2im's scatter of patches has no ONNX operator (Col2Im is opset 18, 2-d, NCHW only)",
     "_im2col": "the patches layout of Chainer's im2col has no ONNX operator; use convolution",
     "shift": "Chainer's shift (per-channel translations) has no ONNX operator",
-    "roi_gather": "ROI pooling reads windows from the boxes' values: ONNX's MaxRoiPool and RoiAlign "
-    "sample differently from Chainer's, so their results differ",
     "pooling_window_gather": "gathers by precomputed window indices (max-pooling gradients)",
     "_cumprod": _NO_ONNX,
     "_fft": "ONNX's DFT (opset 17) returns real and imaginary parts, not Chainer's (real, imag) pair "

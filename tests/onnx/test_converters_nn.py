@@ -30,6 +30,7 @@ WINDOW = 1e-4
 ELEMENTWISE = 1e-5
 CONV = {"W": a(6, 4, 3, 3), "b": a(6)}
 GROUPED = {"W": a(6, 2, 3, 3), "b": a(6)}
+ROIS = numpy.array([[0, 1, 2, 10, 12], [1, 0, 0, 15, 16], [1, 4.5, 3.2, 9, 7.5]], numpy.float32)
 BN = {"gamma": a(4), "beta": a(4), "mean": a(4), "var": a(4, low=0.5, high=2.0)}
 
 
@@ -179,6 +180,21 @@ CASES = [
         NONE,
         (IMG,),
         ELEMENTWISE,
+    ),
+    ("roi_pooling_2d", lambda p, x: F.roi_pooling_2d(x, ROIS, 2, 3, 0.5), NONE, (IMG,), ELEMENTWISE),
+    (
+        "roi_max_pooling_2d",
+        lambda p, x: F.roi_max_pooling_2d(x, ROIS[:, 1:], ROIS[:, 0].astype("i"), 2, 0.5),
+        NONE,
+        (IMG,),
+        ELEMENTWISE,
+    ),
+    (
+        "roi_average_align_2d",
+        lambda p, x: F.roi_average_align_2d(x, ROIS[:, 1:], ROIS[:, 0].astype("i"), (3, 2), 0.5, 2),
+        NONE,
+        (IMG,),
+        WINDOW,
     ),
     ("batch_normalization", lambda p, x: F.batch_normalization(x, p["gamma"], p["beta"]), BN, (IMG,), WINDOW),
     (
