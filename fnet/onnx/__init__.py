@@ -6,12 +6,15 @@ have no ONNX meaning, with the reason. Opsets ``MIN_OPSET`` to ``MAX_OPSET`` are
 """
 
 from .converters import CONVERTERS, UNCONVERTED, Unsupported
-from .exporter import MAX_OPSET, MIN_OPSET, build, export, supported_opsets
+from .exporter import MAX_OPSET, MIN_OPSET, build, call_site, export, supported_opsets, trace, write
 from .graph import Call, Graph
 
 __all__ = [
     "export",
     "build",
+    "write",
+    "trace",
+    "call_site",
     "supported_opsets",
     "MIN_OPSET",
     "MAX_OPSET",

@@ -12,13 +12,13 @@ from onnx import helper
 
 from .. import tree
 from ..autodiff.primitive import Primitive
-from ..autodiff.tracer import Tracer, new_level, recording_everything, unbox
+from ..autodiff.tracer import Tracer, new_level, recording_everything, unbox, unbox_all
 from ..errors import ExportError, TracerConversionError, message
 from ..io.atomic import atomic_write
 from .converters import CONVERTERS, UNCONVERTED, Unsupported
 from .graph import Call, Graph
 
-__all__ = ["export", "MIN_OPSET", "MAX_OPSET", "supported_opsets"]
+__all__ = ["export", "build", "write", "trace", "call_site", "MIN_OPSET", "MAX_OPSET", "supported_opsets"]
 
 #: The oldest opset written: the forms of Squeeze, Unsqueeze, ReduceSum, Split and Pad used
 #: here take their axes (and pads) as inputs from opset 13.
@@ -75,19 +75,28 @@ def _value_info(name: str, value, dynamic: Mapping):
     return helper.make_tensor_value_info(name, helper.np_dtype_to_tensor_dtype(value.dtype), shape)
 
 
-def _records(outputs: list, level: int) -> list:
-    """The records on ``level`` that the outputs depend on, oldest first."""
+def _records(outputs: list, level: int, stop: set = frozenset(), substitute=None) -> tuple[list, dict]:
+    """The records on ``level`` that the outputs depend on, oldest first, walking up to the
+    records in ``stop``; and, per record, its ``(operands, converter or None)``."""
     seen: dict = {}
+    parents_of: dict = {}
     stack = [t.record for t in outputs if type(t) is Tracer and t.level == level]
     while stack:
         record = stack.pop()
         if id(record) in seen:
             continue
         seen[id(record)] = record
-        for parent in record.parents:
-            if parent is not None and parent.level == level:
+        if id(record) in stop or record.primitive is None:
+            continue
+        replaced = substitute(record) if substitute is not None else None
+        if replaced is None:  # the operands: this level's tracers, and the other operands' values
+            replaced = ([p if p is not None else a for p, a in zip(record.parents, record.args)], None)
+        parents, converter = replaced
+        parents_of[id(record)] = (parents, converter)
+        for parent in parents:
+            if type(parent) is Tracer and parent.level == level:
                 stack.append(parent.record)
-    return sorted(seen.values(), key=lambda r: r.seq)
+    return sorted(seen.values(), key=lambda r: r.seq), parents_of
 
 
 def _scalar_dtype(args) -> numpy.dtype:
@@ -203,53 +212,54 @@ def trace(fn: Callable, params, example_args: tuple, level: int):
     return param_leaves, inputs, tree.leaves(out), made
 
 
-def build(
-    fn: Callable,
-    params,
-    example_args: tuple,
+def write(
+    outputs: list,
+    level: int,
     *,
     opset: int,
-    input_names=None,
+    inputs: list,
+    params: list,
+    made: list,
+    site: Callable,
+    table: Mapping,
     output_names=None,
     dynamic_axes=None,
-    converters: Mapping | None = None,
     graph_name: str = "Graph",
-    param_name: Callable[[tuple], str] = tree.path_str,
+    substitute: Callable | None = None,
+    inputs_must_be_used: bool = True,
 ) -> onnx.ModelProto:
-    """The model of ``fn`` (``export`` without the file); ``converters`` adds to the table."""
-    table = dict(CONVERTERS)
-    table.update(converters or {})
-    level = new_level()
-    param_leaves, inputs, outputs, made = trace(fn, params, example_args, level)
-    records = _records(outputs, level)
-
-    def site(record) -> str:
-        same = [r for r in sorted(records + made, key=lambda r: r.seq) if r.primitive is record.primitive]
-        args = (_rebuild(params, [(p, unbox(t, level)) for p, t in param_leaves]),) + tuple(example_args)
-        return call_site(fn, args, record.primitive, [id(r) for r in same].index(id(record)))
-
+    """The model computing ``outputs`` (tracers of ``level``) from the graph inputs ``inputs``
+    and the initializers ``params`` (both ``(name, tracer)`` pairs; a param becomes an
+    initializer only if it is used). ``made`` are the non-differentiable records of the trace,
+    ``site(record)`` finds a record's call site for messages, ``table`` maps primitive names to
+    converters. ``substitute(record)`` may give ``(parents, converter)`` that replace a
+    record's own (the Chainer layer converts a function call as one node that way)."""
     g = Graph(opset)
-    names: dict[int, str] = {}  # id(record) -> its output's name
-    in_names = _names(input_names, len(inputs), "input", "input names")
-    for name, t in zip(in_names, inputs):
+    names: dict[int, str] = {}  # id(record) -> the name of its output
+    for name, t in inputs:
         names[id(t.record)] = g.name(name)
         g.inputs_by_value[id(t.value)] = name
-    param_records = {id(t.record): path for path, t in param_leaves if type(t) is Tracer}
+    param_names = {id(t.record): name for name, t in params}
+    records, parents_of = _records(outputs, level, set(names), substitute)
     _check_no_data_reads(records, made, site)
     for record in records:
+        if id(record) in names:
+            continue
         if record.primitive is None:
-            if id(record) in param_records:
-                names[id(record)] = g.initializer(record.ans, param_name(param_records[id(record)]))
-            elif id(record) not in names:
+            if id(record) in param_names:
+                names[id(record)] = g.initializer(record.ans, param_names[id(record)])
+            else:
                 names[id(record)] = g.const(record.ans)  # a tracer made outside: a constant
             continue
+        parents, converter = parents_of[id(record)]
+        args = [unbox(p, level) for p in parents]  # as the primitive saw them
         operand_names = [
-            names[id(p.record)] if p is not None else _operand(g, a, record.args)
-            for p, a in zip(record.parents, record.args)
+            names[id(p.record)] if type(p) is Tracer and p.level == level else _operand(g, a, args)
+            for p, a in zip(parents, args)
         ]
         name = record.primitive.name
-        call = Call(name, operand_names, record.args, record.params, record.ans, None)
-        converter = table.get(name)
+        call = Call(name, operand_names, args, record.params, record.ans, None)
+        converter = converter or table.get(name)
         try:
             if converter is None:
                 raise Unsupported(
@@ -259,16 +269,28 @@ def build(
                 )
             names[id(record)] = converter(g, call)
         except Unsupported as problem:
-            call.where = call_site(
-                fn, (_rebuild(params, param_leaves),) + tuple(example_args), record.primitive
-            )
+            call.where = site(record)
             raise call.fail(
                 problem.problem, f"{problem.hint}; opsets {MIN_OPSET}..{MAX_OPSET} are supported"
             ) from None
-    for name, t in zip(in_names, inputs):
-        if not any(name in node.input for node in g.nodes) and not any(
-            names.get(id(o.record)) == name for o in outputs if type(o) is Tracer
-        ):
+    if inputs_must_be_used:
+        _check_inputs_used(g, inputs, outputs, names)
+    out_names = _names(output_names, len(outputs), "output", "output names")
+    for name, o in zip(out_names, outputs):
+        traced = type(o) is Tracer and o.level == level
+        source = names[id(o.record)] if traced else g.const(numpy.asarray(unbox_all(o)))
+        g.nodes.append(helper.make_node("Identity", [source], [name], name=f"Identity_{name}"))
+    dynamic = dict(dynamic_axes or {})
+    graph_inputs = [_value_info(n, t.value, dynamic) for n, t in inputs]
+    graph_outputs = [_value_info(n, unbox_all(o), dynamic) for n, o in zip(out_names, outputs)]
+    return g.model(graph_inputs, graph_outputs, graph_name)
+
+
+def _check_inputs_used(g: Graph, inputs: list, outputs: list, names: dict) -> None:
+    used = {i for node in g.nodes for i in node.input}
+    used |= {names.get(id(o.record)) for o in outputs if type(o) is Tracer}
+    for name, t in inputs:
+        if name not in used:
             raise ExportError(
                 message(
                     "fnet.onnx.export",
@@ -280,14 +302,41 @@ def build(
                     "a constant and drop it from the example arguments",
                 )
             )
-    out_names = _names(output_names, len(outputs), "output", "output names")
-    for name, o in zip(out_names, outputs):
-        source = names[id(o.record)] if type(o) is Tracer and o.level == level else g.const(numpy.asarray(o))
-        g.nodes.append(helper.make_node("Identity", [source], [name], name=f"Identity_{name}"))
-    dynamic = dict(dynamic_axes or {})
-    graph_inputs = [_value_info(n, t.value, dynamic) for n, t in zip(in_names, inputs)]
-    graph_outputs = [_value_info(n, getattr(o, "value", o), dynamic) for n, o in zip(out_names, outputs)]
-    return g.model(graph_inputs, graph_outputs, graph_name)
+
+
+def build(
+    fn: Callable,
+    params,
+    example_args: tuple,
+    *,
+    opset: int,
+    input_names=None,
+    output_names=None,
+    dynamic_axes=None,
+) -> onnx.ModelProto:
+    """The model of ``fn`` (``export`` without the file)."""
+    level = new_level()
+    param_leaves, inputs, outputs, made = trace(fn, params, example_args, level)
+
+    def site(record) -> str:
+        same = [r for r in sorted(_records(outputs, level)[0] + made, key=lambda r: r.seq)]
+        same = [r for r in same if r.primitive is record.primitive]
+        args = (_rebuild(params, [(p, unbox(t, level)) for p, t in param_leaves]),) + tuple(example_args)
+        return call_site(fn, args, record.primitive, [id(r) for r in same].index(id(record)))
+
+    in_names = _names(input_names, len(inputs), "input", "input names")
+    return write(
+        outputs,
+        level,
+        opset=opset,
+        inputs=list(zip(in_names, inputs)),
+        params=[(tree.path_str(path), t) for path, t in param_leaves if type(t) is Tracer],
+        made=made,
+        site=site,
+        table=CONVERTERS,
+        output_names=output_names,
+        dynamic_axes=dynamic_axes,
+    )
 
 
 def export(

@@ -76,17 +76,19 @@ class Graph:
         return name
 
     def const(self, value, dtype=None) -> str:
-        """A constant tensor (an initializer), shared by equal small constants; an array that is
-        the value of a graph input is that input instead."""
+        """A ``Constant`` node holding ``value`` (equal small constants are shared); an array
+        that is the value of a graph input is that input instead. Only params are initializers."""
         if isinstance(value, numpy.ndarray) and id(value) in self.inputs_by_value:
             return self.inputs_by_value[id(value)]
-        array = numpy.asarray(value, dtype=dtype)
+        array = numpy.asarray(value, dtype=dtype, order="C")
         key = None
         if array.size <= 16:
             key = (array.dtype.str, array.shape, array.tobytes())
             if key in self._constants:
                 return self._constants[key]
-        name = self.initializer(array, "const")
+        name = self.name(f"Constant_{len(self.nodes)}")
+        tensor = numpy_helper.from_array(array, name)
+        self.nodes.append(helper.make_node("Constant", [], [name], name=name, value=tensor))
         if key is not None:
             self._constants[key] = name
         return name
