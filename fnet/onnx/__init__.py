@@ -6,7 +6,17 @@ have no ONNX meaning, with the reason. Opsets ``MIN_OPSET`` to ``MAX_OPSET`` are
 """
 
 from .converters import CONVERTERS, UNCONVERTED, Unsupported
-from .exporter import MAX_OPSET, MIN_OPSET, build, call_site, export, supported_opsets, trace, write
+from .exporter import (
+    MAX_OPSET,
+    MIN_OPSET,
+    build,
+    call_site,
+    export,
+    records_between,
+    supported_opsets,
+    trace,
+    write,
+)
 from .graph import Call, Graph
 
 __all__ = [
@@ -15,6 +25,7 @@ __all__ = [
     "write",
     "trace",
     "call_site",
+    "records_between",
     "supported_opsets",
     "MIN_OPSET",
     "MAX_OPSET",

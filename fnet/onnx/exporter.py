@@ -18,7 +18,17 @@ from ..io.atomic import atomic_write
 from .converters import CONVERTERS, UNCONVERTED, Unsupported
 from .graph import Call, Graph
 
-__all__ = ["export", "build", "write", "trace", "call_site", "MIN_OPSET", "MAX_OPSET", "supported_opsets"]
+__all__ = [
+    "export",
+    "build",
+    "write",
+    "trace",
+    "call_site",
+    "records_between",
+    "MIN_OPSET",
+    "MAX_OPSET",
+    "supported_opsets",
+]
 
 #: The oldest opset written: the forms of Squeeze, Unsqueeze, ReduceSum, Split and Pad used
 #: here take their axes (and pads) as inputs from opset 13.
@@ -75,7 +85,7 @@ def _value_info(name: str, value, dynamic: Mapping):
     return helper.make_tensor_value_info(name, helper.np_dtype_to_tensor_dtype(value.dtype), shape)
 
 
-def _records(outputs: list, level: int, stop: set = frozenset(), substitute=None) -> tuple[list, dict]:
+def records_between(outputs: list, level: int, stop: set = frozenset(), substitute=None) -> tuple[list, dict]:
     """The records on ``level`` that the outputs depend on, oldest first, walking up to the
     records in ``stop``; and, per record, its ``(operands, converter or None)``."""
     seen: dict = {}
@@ -227,20 +237,25 @@ def write(
     graph_name: str = "Graph",
     substitute: Callable | None = None,
     inputs_must_be_used: bool = True,
+    named_arrays: Mapping | None = None,
 ) -> onnx.ModelProto:
     """The model computing ``outputs`` (tracers of ``level``) from the graph inputs ``inputs``
     and the initializers ``params`` (both ``(name, tracer)`` pairs; a param becomes an
     initializer only if it is used). ``made`` are the non-differentiable records of the trace,
     ``site(record)`` finds a record's call site for messages, ``table`` maps primitive names to
     converters. ``substitute(record)`` may give ``(parents, converter)`` that replace a
-    record's own (the Chainer layer converts a function call as one node that way)."""
+    record's own (the Chainer layer converts a function call as one node that way).
+    ``named_arrays`` maps arrays (by id) read as constants to initializer names."""
     g = Graph(opset)
+    out_names = _names(output_names, len(outputs), "output", "output names")
+    g.reserve(out_names + [name for name, _ in inputs])
+    g.named_arrays = {k: (name, array) for k, (name, array) in (named_arrays or {}).items()}
     names: dict[int, str] = {}  # id(record) -> the name of its output
     for name, t in inputs:
-        names[id(t.record)] = g.name(name)
+        names[id(t.record)] = name
         g.inputs_by_value[id(t.value)] = name
     param_names = {id(t.record): name for name, t in params}
-    records, parents_of = _records(outputs, level, set(names), substitute)
+    records, parents_of = records_between(outputs, level, set(names), substitute)
     _check_no_data_reads(records, made, site)
     for record in records:
         if id(record) in names:
@@ -275,7 +290,6 @@ def write(
             ) from None
     if inputs_must_be_used:
         _check_inputs_used(g, inputs, outputs, names)
-    out_names = _names(output_names, len(outputs), "output", "output names")
     for name, o in zip(out_names, outputs):
         traced = type(o) is Tracer and o.level == level
         source = names[id(o.record)] if traced else g.const(numpy.asarray(unbox_all(o)))
@@ -319,7 +333,7 @@ def build(
     param_leaves, inputs, outputs, made = trace(fn, params, example_args, level)
 
     def site(record) -> str:
-        same = [r for r in sorted(_records(outputs, level)[0] + made, key=lambda r: r.seq)]
+        same = [r for r in sorted(records_between(outputs, level)[0] + made, key=lambda r: r.seq)]
         same = [r for r in same if r.primitive is record.primitive]
         args = (_rebuild(params, [(p, unbox(t, level)) for p, t in param_leaves]),) + tuple(example_args)
         return call_site(fn, args, record.primitive, [id(r) for r in same].index(id(record)))

@@ -51,6 +51,7 @@ class Graph:
         self._taken: set[str] = set()
         self._constants: dict = {}
         self.inputs_by_value: dict[int, str] = {}  # id(array) of a graph input -> its name
+        self.named_arrays: dict[int, tuple] = {}  # id(array) -> (initializer name, array)
 
     def name(self, hint: str) -> str:
         """A value name not used before, ``hint`` itself or ``hint_N``."""
@@ -60,6 +61,10 @@ class Graph:
             name = f"{hint}_{n}"
         self._taken.add(name)
         return name
+
+    def reserve(self, names) -> None:
+        """Keep ``names`` (the graph's inputs and outputs) from being given to other values."""
+        self._taken.update(names)
 
     def node(self, op: str, inputs, outputs: int = 1, **attrs):
         """Append a node; returns its output name, or a list of ``outputs`` names."""
@@ -77,9 +82,14 @@ class Graph:
 
     def const(self, value, dtype=None) -> str:
         """A ``Constant`` node holding ``value`` (equal small constants are shared); an array
-        that is the value of a graph input is that input instead. Only params are initializers."""
+        that is the value of a graph input is that input instead, and one of ``named_arrays``
+        (state such as running averages) an initializer of that name."""
         if isinstance(value, numpy.ndarray) and id(value) in self.inputs_by_value:
             return self.inputs_by_value[id(value)]
+        if isinstance(value, numpy.ndarray) and self.named_arrays:
+            named = self._named(value)
+            if named is not None:
+                return named
         array = numpy.asarray(value, dtype=dtype, order="C")
         key = None
         if array.size <= 16:
@@ -92,6 +102,19 @@ class Graph:
         if key is not None:
             self._constants[key] = name
         return name
+
+    def _named(self, value: numpy.ndarray) -> str | None:
+        """The initializer of a named array that ``value`` is (or is a reshaped view of)."""
+        base = value
+        while base is not None and id(base) not in self.named_arrays and id(base) not in self.inputs_by_value:
+            base = base.base if isinstance(base.base, numpy.ndarray) else None
+        if base is None or base.size != value.size or not value.flags.c_contiguous:
+            return None
+        if id(base) in self.named_arrays:  # an initializer, the first time
+            name, array = self.named_arrays.pop(id(base))
+            self.inputs_by_value[id(base)] = self.initializer(array, name)
+        name = self.inputs_by_value[id(base)]
+        return name if base is value else self.reshape(name, (), value.shape)
 
     def ints(self, values) -> str:
         """A constant int64 vector (shapes, axes, pads as inputs)."""
