@@ -291,8 +291,18 @@ def write(
     if inputs_must_be_used:
         _check_inputs_used(g, inputs, outputs, names)
     for name, o in zip(out_names, outputs):
-        traced = type(o) is Tracer and o.level == level
-        source = names[id(o.record)] if traced else g.const(numpy.asarray(unbox_all(o)))
+        if not (type(o) is Tracer and o.level == level):
+            raise ExportError(
+                message(
+                    "fnet.onnx.export",
+                    f"output {name!r} is not computed from the inputs by recorded operations: "
+                    "the graph would return this example's value as a constant",
+                    {name: unbox_all(o)},
+                    hint="compute it with fnet.ops/fnet.functions on the inputs (not on their "
+                    "NumPy values), or return it outside the exported function",
+                )
+            )
+        source = names[id(o.record)]
         g.nodes.append(helper.make_node("Identity", [source], [name], name=f"Identity_{name}"))
     dynamic = dict(dynamic_axes or {})
     graph_inputs = [_value_info(n, t.value, dynamic) for n, t in inputs]

@@ -102,6 +102,7 @@ CASES = [
         ]
     ],
     ("rsqrt", lambda p, x: F.rsqrt(x), NONE, (POS,), ELEMENTWISE),
+    ("piecewise_constant", lambda p, x: (F.sign(x), F.ceil(x), F.floor(x)), NONE, (X,), ELEMENTWISE),
     ("erf", lambda p, x: F.erf(x), NONE, (X,), ELEMENTWISE),
     ("erfc", lambda p, x: F.erfc(x), NONE, (UNIT,), ELEMENTWISE),
     ("ndtr", lambda p, x: F.ndtr(x), NONE, (X,), ELEMENTWISE),

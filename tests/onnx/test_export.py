@@ -174,6 +174,11 @@ def test_input_read_as_data_is_an_error():
         fonnx.export(f, {}, X, numpy.ones(2, numpy.float32))
 
 
+def test_constant_output_is_an_error():
+    with pytest.raises(ExportError, match="output 'output_1' is not computed from the inputs"):
+        fonnx.export(lambda p, x: (x * 2, numpy.ones(3, numpy.float32)), {}, X)
+
+
 def test_wrong_number_of_names():
     with pytest.raises(ExportError, match="expected 1 distinct input names, got"):
         fonnx.export(mlp, PARAMS, X, input_names=["a", "b"])
