@@ -12,12 +12,13 @@ its class name, which receives a ``FunctionConverterParams``.
 from __future__ import annotations
 
 import collections
+import contextlib
 import warnings
 
 import numpy
 import onnx
 
-from ...autodiff.tracer import Tracer, recording_everything
+from ...autodiff.tracer import Tracer, recording_everything, unbox_all
 from ...errors import ExportError, message
 from ...io.atomic import atomic_write
 from ...onnx import CONVERTERS, MAX_OPSET, MIN_OPSET, Unsupported, records_between, write
@@ -157,15 +158,26 @@ def _external(converter, name: str, node, opset: int, context: Context):
     return convert
 
 
-def _persistent_names(model) -> dict:
-    """``id(array) -> (name, array)`` for the model's persistent arrays (running averages)."""
-    named = {}
+@contextlib.contextmanager
+def _traced_persistents(model):
+    """While the block runs, the model's persistent arrays (running averages) are inputs of
+    the trace, so that what the model computes from them is recorded; yields their
+    ``(name, tracer)`` pairs (``param_bn_avg_mean``)."""
+    swapped = []
     for path, link in model.namedlinks():
-        for attr in getattr(link, "_persistent", ()):
+        for attr in sorted(getattr(link, "_persistent", ())):
             value = getattr(link, attr, None)
-            if isinstance(value, numpy.ndarray):
-                named[id(value)] = (onnx_helper.cleanse_param_name(f"{path.rstrip('/')}/{attr}"), value)
-    return named
+            if isinstance(value, numpy.ndarray) and value.dtype.kind == "f":
+                name = onnx_helper.cleanse_param_name(f"{path.rstrip('/')}/{attr}")
+                swapped.append((link, attr, value, name, Tracer.input(value, 0)))
+    try:
+        for link, attr, _, _, traced in swapped:
+            object.__setattr__(link, attr, traced)
+        yield [(name, traced) for *_, name, traced in swapped]
+    finally:  # the arrays back, or what the forward set in their place (training updates them)
+        for link, attr, value, _, traced in swapped:
+            current = getattr(link, attr)
+            object.__setattr__(link, attr, value if current is traced else unbox_all(current))
 
 
 def export(
@@ -208,7 +220,11 @@ def export(
     converters = dict(external_converters or {})
     context = Context(model)
     call, inputs = _inputs(args, input_names)
-    with configuration.using_config("train", train), recording_everything(0) as made:
+    with (
+        configuration.using_config("train", train),
+        _traced_persistents(model) as persistents,
+        recording_everything(0) as made,
+    ):
         if isinstance(call, dict):
             result = model(**call)
         elif isinstance(call, list):
@@ -251,7 +267,9 @@ def export(
         if label is not None and record.primitive is not None:
             produced[id(record)] = f"{label}_{counts[label]}"
             counts[label] += 1
-    default_out = [produced.get(id(t.record), f"Output_{i}") for i, t in enumerate(out_tracers)]
+    default_out = [
+        produced.get(id(getattr(t, "record", None)), f"Output_{i}") for i, t in enumerate(out_tracers)
+    ]
     out_names = _rename(keys, output_names, "Output", "output") if output_names is not None else default_out
     params = []
     for name, param in model.namedparams():
@@ -262,6 +280,7 @@ def export(
             continue
         if type(param._data) is Tracer:
             params.append((onnx_helper.cleanse_param_name(name), param._data))
+    params += persistents
     try:
         onnx_model = write(
             out_tracers,
@@ -276,7 +295,6 @@ def export(
             graph_name=graph_name,
             substitute=substitute,
             inputs_must_be_used=False,
-            named_arrays=_persistent_names(model),
         )
     except Unsupported as problem:  # pragma: no cover - write turns these into ExportError
         raise ExportError(problem.problem) from None

@@ -50,11 +50,28 @@ def test_export_names_and_values_as_chainer():
     assert [i.name for i in onnx_model.graph.input] == ["Input_0"]
     assert [o.name for o in onnx_model.graph.output] == ["LinearFunction_1"]
     names = {i.name for i in onnx_model.graph.initializer}
-    assert {"param_l1_W", "param_l1_b", "param_l2_W", "param_bn_gamma", "param_bn_avg_mean"} <= names
+    assert {
+        "param_l1_W",
+        "param_l1_b",
+        "param_l2_W",
+        "param_bn_gamma",
+        "param_bn_avg_mean",
+        "param_bn_avg_var",
+    } <= names
     assert not any(n.op_type == "Dropout" for n in onnx_model.graph.node)  # train=False: no dropout
     with chainer.using_config("train", False):
         expected = model(x).array
     numpy.testing.assert_allclose(run(onnx_model, {"Input_0": x})[0], expected, rtol=1e-5, atol=1e-6)
+
+
+def test_export_in_training_mode_updates_the_running_averages_as_a_forward_pass():
+    model = MLP()
+    before = model.bn.avg_mean.copy()
+    onnx_chainer.export(model, input_generator.increasing(4, 3), train=True)
+    assert type(model.bn.avg_mean) is numpy.ndarray
+    assert not numpy.array_equal(model.bn.avg_mean, before)
+    onnx_chainer.export(model, input_generator.increasing(4, 3))  # train=False: unchanged
+    assert type(model.bn.avg_mean) is numpy.ndarray
 
 
 def test_export_testcase_layout(tmp_path):
