@@ -180,6 +180,28 @@ def _traced_persistents(model):
             object.__setattr__(link, attr, value if current is traced else unbox_all(current))
 
 
+def _attribute(call, name: str):
+    return getattr(call.params["node"], name)
+
+
+def _like(call, value):
+    return numpy.asarray(value, dtype=numpy.asarray(call.args[0]).dtype)
+
+
+#: Converters of FunctionNodes that ``replace_func`` wraps under the name of a Chainer function,
+#: reading that function's attributes from the node (``AddConstant.value``...).
+CHAINER_NAMED = {
+    "Add": lambda g, call: [g.node("Sum", call.inputs)],
+    "AddConstant": lambda g, call: [
+        g.node("Add", [call.inputs[0], g.const(_like(call, _attribute(call, "value")))])
+    ],
+    "MulConstant": lambda g, call: [
+        g.node("Mul", [call.inputs[0], g.const(_like(call, _attribute(call, "value")))])
+    ],
+    "Reshape": lambda g, call: [g.node("Reshape", [call.inputs[0], g.cast(call.inputs[1], numpy.int64)])],
+}
+
+
 def export(
     model,
     args,
@@ -239,6 +261,10 @@ def export(
         label = _label(record)
         if label is None or label not in converters:
             if record.primitive is apply_node:
+                if label in CHAINER_NAMED:  # a wrapped function named after a Chainer function
+                    return [
+                        p if p is not None else a for p, a in zip(record.parents, record.args)
+                    ], CHAINER_NAMED[label]
                 raise_missing(record, label)
             return None
         node = record.params["node"] if record.primitive is apply_node else attached(record)

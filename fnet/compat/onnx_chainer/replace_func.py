@@ -6,6 +6,9 @@ from __future__ import annotations
 import functools
 import inspect
 
+import numpy
+
+from ... import tree
 from ..function_node import FunctionNode
 from ..variable import Variable, grad
 
@@ -14,12 +17,6 @@ __all__ = ["WrappedFunctionNode", "fake_as_funcnode", "as_funcnode"]
 
 def _unwrap(x):
     return x.array if isinstance(x, Variable) else x
-
-
-def _flatten(results) -> list:
-    if isinstance(results, list | tuple):
-        return [r for item in results for r in _flatten(item)]
-    return [results]
 
 
 def _fill(args, kwargs, values: dict):
@@ -50,9 +47,12 @@ class WrappedFunctionNode(FunctionNode):
             setattr(self, key, value)
 
     def _call(self, xs, requires_grad: bool):
+        """The inputs as new Variables, and the leaves of ``func``'s result on them (its
+        structure, lists, tuples and dicts, is kept in ``skeleton``)."""
         inputs = [Variable(x, requires_grad=requires_grad) for x in xs]
         args, kwargs = _fill(self.args, self.kwargs, {id(v): i for v, i in zip(self.arg_vars, inputs)})
-        return inputs, _flatten(self.func(*args, **kwargs))
+        leaves, self.skeleton = tree.flatten(self.func(*args, **kwargs))
+        return inputs, leaves
 
     def forward(self, xs):
         _, results = self._call(xs, requires_grad=False)
@@ -76,21 +76,19 @@ class WrappedFunctionNode(FunctionNode):
 
 
 def _attributes(alt_func, args, kwargs, rename_attributes) -> dict:
-    """The non-Variable arguments by parameter name (``arg<N>`` where the signature has none),
-    renamed by ``rename_attributes`` (pairs of old and new names, or of index and name)."""
+    """The arguments that are not Variables, by parameter name (with the defaults not given;
+    ``arg<N>`` where the signature names none), renamed by ``rename_attributes`` (pairs of old
+    and new names)."""
     try:
-        names = list(inspect.signature(alt_func).parameters)
+        bound = inspect.signature(alt_func).bind_partial(*args, **kwargs)
+        bound.apply_defaults()
+        named = dict(bound.arguments)
     except (TypeError, ValueError):
-        names = []
-    attributes = {}
-    for i, a in enumerate(args):
-        if not isinstance(a, Variable):
-            attributes[names[i] if i < len(names) else f"arg{i}"] = a
-    attributes.update({k: v for k, v in kwargs.items() if not isinstance(v, Variable)})
+        named = {f"arg{i}": a for i, a in enumerate(args)} | dict(kwargs)
+    attributes = {k: v for k, v in named.items() if not _variables([v], {})}
     for old, new in rename_attributes or ():
-        key = names[old] if isinstance(old, int) and old < len(names) else old
-        if key in attributes:
-            attributes[new] = attributes.pop(key)
+        if old in attributes:
+            attributes[new] = attributes.pop(old)
     return attributes
 
 
@@ -115,12 +113,12 @@ def fake_as_funcnode(alt_func, name: str, rename_attributes=None, experimental_w
 
     @functools.wraps(alt_func)
     def wrapped(*args, **kwargs):
-        args = [Variable(a) if hasattr(a, "shape") and not isinstance(a, Variable) else a for a in args]
+        args = [Variable(a) if isinstance(a, numpy.ndarray) else a for a in args]
         arg_vars = _variables(args, kwargs)
         attributes = _attributes(alt_func, args, kwargs, rename_attributes)
         node = WrappedFunctionNode(name, alt_func, args, kwargs, arg_vars, attributes)
         outputs = node.apply(arg_vars)
-        return outputs[0] if len(outputs) == 1 else outputs
+        return tree.unflatten(node.skeleton, outputs)
 
     return wrapped
 

@@ -160,3 +160,26 @@ def test_onnx_chainer_resolves_through_the_alias(tmp_path):
         env={**os.environ, "PYTHONWARNINGS": "ignore"},
     )
     assert out.stdout.split() == ["fnet.compat.onnx_chainer", "LinearFunction_0"]
+
+
+def test_a_wrapped_function_named_after_a_chainer_function_uses_its_attributes():
+    @as_funcnode("AddConstant", rename_attributes=[("b", "value")])
+    def add(x, b=0.25):  # the default is an attribute too
+        return x.array + b
+
+    model = chainer.Sequential(add, F.sigmoid)
+    x = input_generator.increasing(2, 3)
+    onnx_model = onnx_chainer.export(model, x)
+    numpy.testing.assert_allclose(
+        run(onnx_model, {"Input_0": x})[0], 1 / (1 + numpy.exp(-(x + 0.25))), rtol=1e-6
+    )
+
+
+def test_a_wrapped_function_keeps_the_structure_of_its_result():
+    @as_funcnode("Split")
+    def split(x):
+        return {"head": x.array[:1], "rest": [x.array[1:], x.array * 2]}
+
+    out = split(chainer.Variable(input_generator.increasing(3, 2)))
+    assert sorted(out) == ["head", "rest"] and isinstance(out["rest"], list) and len(out["rest"]) == 2
+    assert isinstance(out["head"], chainer.Variable) and out["rest"][1].shape == (3, 2)
