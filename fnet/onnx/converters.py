@@ -526,7 +526,7 @@ def _embed_id(g: Graph, call: Call) -> str:
     return y
 
 
-def _conv_attrs(geom, ndim: int) -> dict:
+def _conv_attrs(geom) -> dict:
     return {
         "strides": list(geom.stride),
         "dilations": list(geom.dilate),
@@ -542,7 +542,7 @@ def _convolution(g: Graph, call: Call) -> str:
     for n, k, o, s, p, d in zip(geom.size, geom.ksize, geom.out, geom.stride, geom.pad, geom.dilate):
         # the padding after the axis that gives ``o`` outputs (more than ``p`` with cover_all)
         ends.append(max(p, (o - 1) * s + (k - 1) * d + 1 - n - p))
-    return g.node("Conv", call.inputs[:2], pads=list(geom.pad) + ends, **_conv_attrs(geom, len(geom.size)))
+    return g.node("Conv", call.inputs[:2], pads=list(geom.pad) + ends, **_conv_attrs(geom))
 
 
 @_register("deconvolution")
@@ -553,12 +553,11 @@ def _deconvolution(g: Graph, call: Call) -> str:
         "ConvTranspose",
         call.inputs[:2],
         pads=list(geom.pad) * 2,
-        output_shape=None,
         output_padding=[
             n - ((o - 1) * s + (k - 1) * d + 1 - 2 * p)
             for n, k, o, s, p, d in zip(geom.size, geom.ksize, geom.out, geom.stride, geom.pad, geom.dilate)
         ],
-        **_conv_attrs(geom, len(geom.size)),
+        **_conv_attrs(geom),
     )
 
 
@@ -608,8 +607,8 @@ def _window_spread(g: Graph, call: Call) -> str:
         strides=list(plan.stride),
         group=int(channels),
         pads=_pool_pads(plan),
-        output_padding=[
-            n - ((o - 1) * s + k - 2 * p) if n - ((o - 1) * s + k - 2 * p) > 0 else 0
+        output_padding=[  # the rows the windows do not reach (without cover_all): zeros
+            max(n - ((o - 1) * s + k - 2 * p), 0)
             for n, k, o, s, p in zip(shape, plan.ksize, plan.out, plan.stride, plan.pad)
         ],
     )

@@ -280,7 +280,8 @@ def write(
                 raise Unsupported(
                     "has no ONNX converter" + (f": {UNCONVERTED[name]}" if name in UNCONVERTED else ""),
                     "write the computation with primitives that have converters "
-                    f"(fnet.onnx.CONVERTERS), or give one for {name!r}",
+                    f"(fnet.onnx.CONVERTERS), or register one: fnet.onnx.CONVERTERS[{name!r}] = "
+                    "convert(graph, call) -> output name",
                 )
             names[id(record)] = converter(g, call)
         except Unsupported as problem:

@@ -187,3 +187,10 @@ def test_wrong_number_of_names():
 def test_constant_pad_on_each_side_is_unsupported():
     with pytest.raises(ExportError, match="different constant on each side"):
         fonnx.export(lambda p, x: fnet.ops.pad(x, 1, constant_values=((1, 2), (3, 4))), {}, X)
+
+
+def test_a_registered_converter_exports_a_new_primitive(monkeypatch):
+    monkeypatch.setitem(
+        fonnx.CONVERTERS, "_no_onnx_here", lambda g, call: g.node("Add", [call.inputs[0]] * 2)
+    )
+    check_export(lambda p, x: _no_onnx_here(F.relu(x)), {}, X)
