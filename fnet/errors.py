@@ -24,6 +24,7 @@ __all__ = [
     "CheckpointError",
     "NotDefinedError",
     "CaptureError",
+    "ExportError",
     "aval",
     "message",
 ]
@@ -81,6 +82,11 @@ class CheckpointError(FnetError, OSError):
 class NotDefinedError(FnetError, NotImplementedError):
     """An object does not define the quantity asked of it (a distribution without a ``cdf``, a
     pair of distributions without a registered KL divergence)."""
+
+
+class ExportError(FnetError, ValueError):
+    """A function cannot be written as an ONNX graph: a primitive with no converter, an
+    opset outside the supported range, or a shape that depends on the data."""
 
 
 def aval(x) -> str:

@@ -106,7 +106,7 @@ class Primitive:
 
     def _bind(self, args, params):
         """Apply to traced operands: compute on the level below, record on the top level."""
-        if not self.differentiable:
+        if not self.differentiable and not _records_everything(args):
             return self(*[unbox_all(a) for a in args], **params)
         frozen = _no_grad.get(_tracer._frozen_default)
         if frozen >= 0:  # inside no_grad(): levels opened before it record nothing
@@ -138,10 +138,20 @@ class Primitive:
             ans = self(*values, **params)
         else:
             ans = self._apply(values, params)
-        return Tracer(ans, top, Record(self, parents, values, params, ans, top))
+        out = Tracer(ans, top, Record(self, parents, values, params, ans, top))
+        if not self.differentiable:  # recorded only inside recording_everything
+            _tracer._everything.get()[1].append(out.record)
+        return out
 
     def __repr__(self):
         return f"<fnet primitive {self.name}>"
+
+
+def _records_everything(args) -> bool:
+    """Whether a non-differentiable primitive is recorded: its tracers are on the level that
+    ``tracer.recording_everything`` names (ONNX export), and on no other."""
+    level = _tracer._everything.get()[0]
+    return level >= 0 and all(a.level == level for a in args if type(a) is Tracer)
 
 
 class VariadicVJPs(dict):

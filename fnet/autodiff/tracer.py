@@ -35,6 +35,7 @@ __all__ = [
     "unbox",
     "unbox_all",
     "shape_of",
+    "recording_everything",
 ]
 
 _sequence = itertools.count()
@@ -44,6 +45,13 @@ _last_level = 0  # level 0 is kept for an always-on outer level (the Chainer lay
 # (thread) that never set it follows ``_frozen_default``, which ``set_default_grad_enabled`` sets.
 _no_grad: contextvars.ContextVar[int] = contextvars.ContextVar("fnet_no_grad")
 _frozen_default = -1
+
+# The level on which non-differentiable primitives (comparisons, argmax) are recorded too, so
+# that a walk over the tape (ONNX export) sees them, and the list their records are added to;
+# level -1: none, their outputs stay unboxed.
+_everything: contextvars.ContextVar[tuple[int, list | None]] = contextvars.ContextVar(
+    "fnet_everything", default=(-1, None)
+)
 
 
 def new_level() -> int:
@@ -285,6 +293,29 @@ def no_grad():
     9.0
     """
     return grad_mode(False)
+
+
+@contextlib.contextmanager
+def recording_everything(level: int):
+    """Within this block, non-differentiable primitives applied to tracers of ``level`` are
+    recorded on it as well (their records have no VJP; nothing differentiates them). Yields
+    the list of those records, in order: a walk over the tape can tell which of them it never
+    reached (values read as data: indices, masks, Python ``if``).
+
+    >>> import fnet
+    >>> level = new_level()
+    >>> x = Tracer.input(numpy.array([1.0, -1.0]), level)
+    >>> with recording_everything(level) as made:
+    ...     y = fnet.ops.greater(x, 0)
+    >>> y.record.primitive.name, made == [y.record]
+    ('greater', True)
+    """
+    made: list = []
+    token = _everything.set((level, made))
+    try:
+        yield made
+    finally:
+        _everything.reset(token)
 
 
 def describe(x) -> str:

@@ -23,11 +23,12 @@ _MOVED = {  # Chainer's old module paths that v7 still accepts
     "chainer.cuda": "fnet.compat.backends.cuda",
     "chainer.function_hook": "fnet.compat.function_hooks",
 }
+_SHIPPED = {"onnx_chainer": "fnet.compat.onnx_chainer"}  # packages that Chainer 7 ships beside chainer
 
 
 def _target(fullname: str) -> str:
     """The fnet module that the Chainer module ``fullname`` is."""
-    for old, new in _MOVED.items():
+    for old, new in {**_MOVED, **_SHIPPED}.items():
         if fullname == old or fullname.startswith(old + "."):
             return new + fullname[len(old) :]
     return _PACKAGE + fullname[len(_ALIAS) :]
@@ -55,7 +56,8 @@ class _ChainerFinder(importlib.abc.MetaPathFinder):
     """Finds ``chainer`` and ``chainer.*`` among fnet.compat's modules."""
 
     def find_spec(self, fullname, path, target=None):
-        if fullname != _ALIAS and not fullname.startswith(_ALIAS + "."):
+        top = fullname.partition(".")[0]
+        if top != _ALIAS and top not in _SHIPPED:
             return None
         name = _target(fullname)
         if importlib.util.find_spec(name) is None:

@@ -581,18 +581,18 @@ def diagonal(x, offset: int = 0, axis1: int = 0, axis2: int = 1):
 def where(condition, x, y):
     """Elements of ``x`` where the boolean ``condition`` holds and of ``y`` elsewhere (the three
     broadcast together); the gradient flows to the branch that was chosen."""
-    condition = unbox_all(condition)
-    kind = getattr(condition, "dtype", type(condition).__name__)
+    value = unbox_all(condition)  # ops.where keeps a traced condition (recorded for ONNX export)
+    kind = getattr(value, "dtype", type(value).__name__)
     if kind != numpy.bool_:
         raise DTypeError(
             message(
                 "where",
                 f"expected condition to be a boolean array, got {kind}",
-                {"condition": condition},
+                {"condition": value},
                 "compare first, e.g. where(a > 0, x, y)",
             )
         )
-    shapes = [_shape(condition), _shape(x), _shape(y)]
+    shapes = [_shape(value), _shape(x), _shape(y)]
     if not any(_is_weak(v) for v in (x, y)):  # Python and NumPy scalars take the other's dtype
         check_same_dtype("where", ("x", "y"), x, y)
     try:

@@ -212,8 +212,7 @@ def _piecewise_constant(op, name: str, doc: str):
     """A public function ``name(x)``: ``op`` on the values of ``x``, in ``x``'s dtype, no gradient."""
 
     def function(x):
-        value = unbox_all(x)
-        return backend.xp(value).asarray(op(value), dtype=value.dtype)
+        return ops.astype(op(x), unbox_all(x).dtype)  # recorded when traced (ONNX export records op)
 
     function.__name__ = function.__qualname__ = name
     function.__doc__ = doc
@@ -444,7 +443,7 @@ def _arg_extremum(op, name: str, doc: str):
     def function(x, axis: int | None = None):
         check_float(name, "x", x)
         index = op(x, _single_axis(name, x, axis))
-        return backend.xp(index).asarray(index, dtype=numpy.int32)
+        return ops.astype(index, numpy.int32)  # recorded when traced (ONNX export records argmax)
 
     function.__name__ = function.__qualname__ = name
     function.__doc__ = doc

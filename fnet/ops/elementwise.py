@@ -297,8 +297,11 @@ _where.defvjp(
 
 
 def where(condition, x, y):
-    """Elements of ``x`` where ``condition`` holds, else of ``y``; differentiable in ``x`` and ``y``."""
-    return _where(unbox_all(condition), x, y)
+    """Elements of ``x`` where ``condition`` holds, else of ``y``; differentiable in ``x`` and ``y``.
+
+    A traced boolean condition (a comparison recorded for ONNX export) stays on the tape."""
+    value = unbox_all(condition)
+    return _where(condition if getattr(value, "dtype", None) == numpy.bool_ else value, x, y)
 
 
 def clip(a, a_min, a_max):
