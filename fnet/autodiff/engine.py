@@ -22,7 +22,15 @@ from ..recording._record import call_recorded, recordings
 from .primitive import primitive
 from .tracer import Record, Tracer, unbox_all
 
-__all__ = ["backward", "accumulate", "add_cotangents", "Sum", "accumulator", "register_fast_accumulator"]
+__all__ = [
+    "backward",
+    "accumulate",
+    "add_cotangents",
+    "Sum",
+    "accumulator",
+    "register_fast_accumulator",
+    "set_record_observer",
+]
 
 
 @primitive
@@ -75,6 +83,17 @@ class Sum:
 
 
 _fast: Callable[[], Sum] | None = None
+# Called as ``observer(record, g, starting)`` before (True) and after (False) the VJPs of each
+# Record a pass differentiates, when a layer above sets one (fnet.compat's function hooks).
+_record_observer = None
+
+
+def set_record_observer(observer):
+    """From now on call ``observer(record, g, starting)`` around the VJPs of every Record a
+    backward pass differentiates (None: no one); returns the previous one."""
+    global _record_observer
+    previous, _record_observer = _record_observer, observer
+    return previous
 
 
 def register_fast_accumulator(factory: Callable[[], Sum]) -> None:
@@ -124,6 +143,7 @@ def backward(roots, *, create_graph: bool = False, keep=None) -> dict:
         A dict ``record -> cotangent``.
     """
     acc = accumulator(create_graph)
+    observer = _record_observer
     for tracer, ct in roots:
         acc.send(tracer.record, ct)
     kept: dict = {}
@@ -144,6 +164,8 @@ def backward(roots, *, create_graph: bool = False, keep=None) -> dict:
             ans = record.ans
         params = record.params
         vjps = acc.vjps(record, g)
+        if observer is not None:
+            observer(record, g, True)
         for index, parent in enumerate(record.parents):
             if parent is None:
                 continue
@@ -156,3 +178,5 @@ def backward(roots, *, create_graph: bool = False, keep=None) -> dict:
                 ct = vjp(g, ans, *args, **params)
             if ct is not None and _check_cotangent(record, index, ct, parent):
                 acc.send(parent.record, ct)
+        if observer is not None:
+            observer(record, g, False)

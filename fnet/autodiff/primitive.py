@@ -23,9 +23,28 @@ from ..recording._record import call_recorded, recordings
 from . import tracer as _tracer
 from .tracer import Record, Tracer, _no_grad, unbox_all
 
-__all__ = ["Primitive", "VariadicVJPs", "primitive", "all_primitives", "take_output"]
+__all__ = [
+    "Primitive",
+    "VariadicVJPs",
+    "primitive",
+    "all_primitives",
+    "take_output",
+    "set_application_observer",
+]
 
 _registry: dict[str, Primitive] = {}
+# Called as ``observer(primitive, args, params)`` in place of each application's ``impl`` when a
+# layer above sets one (fnet.compat: the function hooks see what a backward pass applies).
+_observer = None
+
+
+def set_application_observer(observer):
+    """From now on run every primitive application through ``observer(primitive, args,
+    params)`` (None: directly); returns the previous one. The observer's own applications are
+    not observed."""
+    global _observer
+    previous, _observer = _observer, observer
+    return previous
 
 
 class Primitive:
@@ -94,6 +113,8 @@ class Primitive:
         try:
             if recordings.count:  # a step is being captured: record impl's calls
                 return call_recorded(self.impl, args, params)
+            if _observer is not None:
+                return self._observed(args, params)
             return self.impl(*args, **params)
         except FnetError:
             raise
@@ -103,6 +124,14 @@ class Primitive:
                 if better is not None:
                     raise better from error
             raise
+
+    def _observed(self, args, params):
+        global _observer
+        observer, _observer = _observer, None
+        try:
+            return observer(self, args, params)
+        finally:
+            _observer = observer
 
     def _bind(self, args, params):
         """Apply to traced operands: compute on the level below, record on the top level."""

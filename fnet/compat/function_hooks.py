@@ -23,6 +23,7 @@ user-defined functions only.
 from __future__ import annotations
 
 import collections
+import contextlib
 import sys
 import threading
 import traceback
@@ -32,11 +33,13 @@ import numpy
 
 from .. import backend as _core_backend
 from ..autodiff import Primitive, Tracer, grad_enabled, unbox_all
-from ..autodiff.primitive import take_output
+from ..autodiff.engine import set_record_observer
+from ..autodiff.primitive import set_application_observer, take_output
 from . import _debug_stack, configuration
+from ._tape import attached
 from ._timer import NestedCallTimer
 from .backends import cuda
-from .variable import Variable
+from .variable import Variable, set_backward_context
 
 __all__ = [
     "FunctionHook",
@@ -218,6 +221,8 @@ def observe(node, run, args: list, kwargs: dict):
         new = dict(zip(map(id, inputs), marked))
         args = _replace(args, new)
         kwargs = {k: _replace(v, new) for k, v in kwargs.items()}
+    if token is not None:
+        node._hooked = True  # its markers call the backward callbacks
     out = run(args, kwargs)
     outputs = _distinct_level0(_arrays(out, [])) if token is not None else []
     if outputs:
@@ -229,6 +234,49 @@ def observe(node, run, args: list, kwargs: dict):
         check_finite(node.label, "forward", [unbox_all(y) for y in _arrays(out, [])])
         node.stack = traceback.extract_stack()
     return out
+
+
+@contextlib.contextmanager
+def _hooks_see_backward():
+    """While hooks are active in this thread, a backward pass shows them what Chainer's shows:
+    the backward of each function (also of those applied before the hooks were entered) and,
+    as applications, the operations that compute the gradients."""
+    if not _state.hooks:
+        yield
+        return
+    applications = set_application_observer(_show_application)
+    records = set_record_observer(_show_backward)
+    try:
+        yield
+    finally:
+        set_application_observer(applications)
+        set_record_observer(records)
+
+
+def _show_application(primitive, args, params):
+    if any(type(a) is Tracer for a in args):  # a recorded backward pass: its own graph
+        return primitive.impl(*args, **params)
+    return observe(primitive.name, lambda a, k: primitive.impl(*a, **k), list(args), params)
+
+
+def _show_backward(record, g, starting: bool) -> None:
+    """The backward callbacks of a built-in function applied without hooks (no markers)."""
+    node = attached(record)
+    if node is None or getattr(node, "_hooked", False):
+        return
+    hooks = active_hooks(node)
+    if not hooks:
+        return
+    in_data = tuple(unbox_all(a) for a in record.args)
+    out_grad = tuple(None if gy is None else unbox_all(gy) for gy in (g if type(g) is tuple else (g,)))
+    for hook in hooks:
+        if starting:
+            hook.backward_preprocess(node, in_data, out_grad)
+        else:
+            hook.backward_postprocess(node, in_data, out_grad)
+
+
+set_backward_context(_hooks_see_backward)
 
 
 def check_finite(label: str, phase: str, arrays) -> None:

@@ -8,6 +8,7 @@ the raw array, so inference and data inputs cost nothing extra.
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 import weakref
 
@@ -798,6 +799,17 @@ def as_array(obj):
     return obj.array if isinstance(obj, Variable) else obj
 
 
+# The context every backward pass runs in (``set_backward_context``): fnet.compat's function
+# hooks use it to see the pass as Chainer's hooks do.
+_backward_context = contextlib.nullcontext
+
+
+def set_backward_context(factory) -> None:
+    """Run every backward pass inside ``factory()`` (a context manager)."""
+    global _backward_context
+    _backward_context = factory
+
+
 def _backprop(
     outputs,
     grad_outputs,
@@ -836,7 +848,8 @@ def _backprop(
             else lambda record: record in cut_records or record in wanted
         )
     try:
-        cotangents = _run_backward(roots, create_graph=create_graph, keep=keep) if roots else {}
+        with _backward_context():
+            cotangents = _run_backward(roots, create_graph=create_graph, keep=keep) if roots else {}
     except Exception as error:  # in debug mode, say where the failing function was applied
         if configuration.config.debug:
             _debug_stack.report_failed_backward(error)

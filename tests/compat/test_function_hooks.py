@@ -108,13 +108,15 @@ def test_builtin_functions_call_the_hooks_with_their_names_and_inputs():
         y = F.relu(F.linear(x, W))
         loss = F.sum(y)
         loss.backward()
-    assert hook.log == [
+    assert hook.log[:6] == [
         ("forward_preprocess", "LinearFunction", [(2, 3), (4, 3)]),
         ("forward_postprocess", "LinearFunction"),
         ("forward_preprocess", "ReLU", [(2, 4)]),
         ("forward_postprocess", "ReLU"),
         ("forward_preprocess", "Sum", [(2, 4)]),
         ("forward_postprocess", "Sum"),
+    ]
+    assert [entry for entry in hook.log if entry[0].startswith("backward")] == [
         ("backward_preprocess", "Sum", [()]),
         ("backward_postprocess", "Sum"),
         ("backward_preprocess", "ReLU", [(2, 4)]),
@@ -122,6 +124,17 @@ def test_builtin_functions_call_the_hooks_with_their_names_and_inputs():
         ("backward_preprocess", "LinearFunction", [(2, 4)]),
         ("backward_postprocess", "LinearFunction"),
     ]
+    _check_gradients_are_applications(hook.log[6:])
+
+
+def _check_gradients_are_applications(log):
+    """As in Chainer, the operations a function's backward applies to compute the gradients
+    are shown as applications (forward callbacks) between its backward callbacks (a linear
+    layer's weight gradients, summed over its uses in one product, are not operations)."""
+    spans = [i for i, entry in enumerate(log) if entry[0].startswith("backward")]
+    insides = [log[start + 1 : end] for start, end in zip(spans[::2], spans[1::2])]
+    assert all(entry[0].startswith("forward") for inside in insides for entry in inside), log
+    assert any(insides), log
 
 
 def test_hooks_leave_values_and_gradients_unchanged():
@@ -180,12 +193,18 @@ def test_no_backprop_mode_calls_forward_callbacks_only():
     assert y.creator is None
 
 
-def test_a_hook_entered_around_backward_alone_misses_builtin_functions():
+def test_a_hook_entered_around_backward_alone_sees_the_backward_as_in_chainer():
     x = variable(3)
     loss = F.sum(F.exp(x))
     with Recorder() as hook:
         loss.backward()
-    assert hook.log == []  # documented deviation: built-ins report to hooks active in their forward
+    assert [entry[:2] for entry in hook.log if entry[0].startswith("backward")] == [
+        ("backward_preprocess", "Sum"),
+        ("backward_postprocess", "Sum"),
+        ("backward_preprocess", "exp"),
+        ("backward_postprocess", "exp"),
+    ]
+    _check_gradients_are_applications(hook.log)
 
 
 # -- TimerHook ----------------------------------------------------------------------------------
@@ -274,8 +293,10 @@ def test_print_hook_prints_forward_and_backward():
     with PrintHook(file=out):
         F.sum(F.relu(x)).backward()
     text = out.getvalue()
-    assert _blocks(text) == ["function\tReLU", "function\tSum", "function\tSum", "function\tReLU"]
-    assert text.count("input data") == 4 and text.count("output gradient") == 2
+    blocks = _blocks(text)  # the backward's gradient operations print as applications too
+    assert blocks[:2] == ["function\tReLU", "function\tSum"]
+    assert blocks.count("function\tSum") == 2 and blocks.count("function\tReLU") == 2
+    assert text.count("input data") == len(blocks) and text.count("output gradient") == 2
     assert text.count("- shape: (2, 3)") >= 3
     assert re.search(r"output gradient\n<variable at 0x[0-9a-f]+>", text)
 
