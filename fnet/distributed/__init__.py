@@ -7,19 +7,22 @@
 
 The modules: ``communicator`` (``Communicator``: ranks and collectives over pytrees),
 ``packing`` (the packed allreduce), ``functions`` (differentiable collectives for model
-parallelism), ``data`` (datasets split between ranks), ``iterators`` (iterators that agree
-across ranks), ``train_step`` (data-parallel training) and ``failure`` (one rank's error ends
-the job). mpi4py is imported when the first communicator is made.
+parallelism, as ``distributed.functions``), ``data`` (datasets split between ranks),
+``train_step`` (data-parallel training) and ``failure`` (one rank's error ends the job).
+mpi4py is imported when the first communicator is made.
 """
 
-from . import communicator, data, packing, train_step
+from . import communicator, data, failure, functions, packing, train_step
 from .communicator import *  # noqa: F403
 from .data import *  # noqa: F403
+from .failure import *  # noqa: F403
 from .train_step import *  # noqa: F403
 
 __all__ = [
     "packing",
+    "functions",
     *communicator.__all__,
     *data.__all__,
+    *failure.__all__,
     *train_step.__all__,
 ]
