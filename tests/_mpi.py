@@ -7,6 +7,7 @@ the traceback otherwise): one MPI start serves a whole module of tests.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
@@ -74,3 +75,19 @@ def check_names(path: str) -> list:
 def assert_passed(results: dict, name: str) -> None:
     failures = [f"rank {r}:\n{tb}" for r, tb in enumerate(results[name]) if tb is not None]
     assert not failures, "\n".join(failures)
+
+
+@functools.cache
+def cached_checks(path: str, n: int) -> dict:
+    """``run_checks(path, n)``, launched once per test session."""
+    return run_checks(path, n)
+
+
+def cases(folder: str, ranks: dict) -> list:
+    """One ``pytest.param(path, n, name)`` per check of each file of ``ranks`` (file name ->
+    number of ranks) in ``folder``; test them with ``assert_passed(cached_checks(path, n), name)``."""
+    out = []
+    for file, n in ranks.items():
+        path = os.path.join(folder, file)
+        out += [pytest.param(path, n, name, id=f"{file[7:-3]}-{name[6:]}") for name in check_names(path)]
+    return out

@@ -25,9 +25,17 @@ _MOVED = {  # Chainer's old module paths that v7 still accepts
 }
 
 
+_BESIDE = {"chainermn": "fnet.compat.chainermn"}  # packages shipped with Chainer, outside `chainer`
+
+
+def _aliased(fullname: str) -> bool:
+    """Whether ``fullname`` is a module name that the alias answers for."""
+    return any(fullname == top or fullname.startswith(top + ".") for top in (_ALIAS, *_BESIDE))
+
+
 def _target(fullname: str) -> str:
     """The fnet module that the Chainer module ``fullname`` is."""
-    for old, new in _MOVED.items():
+    for old, new in (*_MOVED.items(), *_BESIDE.items()):
         if fullname == old or fullname.startswith(old + "."):
             return new + fullname[len(old) :]
     return _PACKAGE + fullname[len(_ALIAS) :]
@@ -55,7 +63,7 @@ class _ChainerFinder(importlib.abc.MetaPathFinder):
     """Finds ``chainer`` and ``chainer.*`` among fnet.compat's modules."""
 
     def find_spec(self, fullname, path, target=None):
-        if fullname != _ALIAS and not fullname.startswith(_ALIAS + "."):
+        if not _aliased(fullname):
             return None
         name = _target(fullname)
         if importlib.util.find_spec(name) is None:
