@@ -5,7 +5,7 @@ and call ``fnet.distributed``, where the transport (mpi4py) and the arithmetic a
 CPU the communicators are ``naive`` and ``flat``; the NCCL ones say what they need.
 """
 
-from . import communicators, datasets, extensions, functions, global_except_hook, optimizers
+from . import communicators, datasets, extensions, functions, global_except_hook, optimizers, testing
 from .communicators import CommunicatorBase, create_communicator
 from .datasets import DataSizeError, create_empty_dataset, scatter_dataset, scatter_index
 from .extensions import create_multi_node_evaluator
@@ -18,6 +18,7 @@ __all__ = [
     "functions",
     "global_except_hook",
     "optimizers",
+    "testing",
     "CommunicatorBase",
     "create_communicator",
     "DataSizeError",
