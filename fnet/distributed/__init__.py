@@ -7,12 +7,13 @@
 
 The modules: ``communicator`` (``Communicator``: ranks and collectives over pytrees),
 ``packing`` (the packed allreduce), ``functions`` (differentiable collectives for model
-parallelism, as ``distributed.functions``), ``data`` (datasets split between ranks),
+parallelism, as ``distributed.functions``), ``normalization`` (batch normalization over
+every rank's batch), ``data`` (datasets split between ranks),
 ``train_step`` (data-parallel training) and ``failure`` (one rank's error ends the job).
 mpi4py is imported when the first communicator is made.
 """
 
-from . import communicator, data, failure, functions, packing, train_step
+from . import communicator, data, failure, functions, normalization, packing, train_step
 from .communicator import *  # noqa: F403
 from .data import *  # noqa: F403
 from .failure import *  # noqa: F403
@@ -21,6 +22,7 @@ from .train_step import *  # noqa: F403
 __all__ = [
     "packing",
     "functions",
+    "normalization",
     *communicator.__all__,
     *data.__all__,
     *failure.__all__,

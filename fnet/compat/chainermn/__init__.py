@@ -5,10 +5,20 @@ and call ``fnet.distributed``, where the transport (mpi4py) and the arithmetic a
 CPU the communicators are ``naive`` and ``flat``; the NCCL ones say what they need.
 """
 
-from . import communicators, datasets, extensions, functions, global_except_hook, optimizers, testing
+from . import (
+    communicators,
+    datasets,
+    extensions,
+    functions,
+    global_except_hook,
+    iterators,
+    optimizers,
+    testing,
+)
 from .communicators import CommunicatorBase, create_communicator
 from .datasets import DataSizeError, create_empty_dataset, scatter_dataset, scatter_index
-from .extensions import create_multi_node_evaluator
+from .extensions import create_multi_node_checkpointer, create_multi_node_evaluator
+from .links import MultiNodeChainList
 from .optimizers import create_multi_node_optimizer
 
 __all__ = [
@@ -17,6 +27,8 @@ __all__ = [
     "extensions",
     "functions",
     "global_except_hook",
+    "iterators",
+    "links",
     "optimizers",
     "testing",
     "CommunicatorBase",
@@ -25,7 +37,9 @@ __all__ = [
     "create_empty_dataset",
     "scatter_dataset",
     "scatter_index",
+    "create_multi_node_checkpointer",
     "create_multi_node_evaluator",
+    "MultiNodeChainList",
     "create_multi_node_optimizer",
 ]
 

@@ -66,9 +66,11 @@ def recv(communicator, rank, delegate_variable=None, tag=0, force_tuple=False):
 
 
 def pseudo_connect(delegate_variable, *actual_variables):
-    """``actual_variables`` joined to ``delegate_variable``'s graph (one, or a tuple)."""
-    joined = _dist.pseudo_connect(unwrap(delegate_variable), *[unwrap(v) for v in actual_variables])
-    return tuple(wrap(v) for v in joined) if isinstance(joined, tuple) else wrap(joined)
+    """A tuple of ``actual_variables`` joined to ``delegate_variable``'s graph (None: an empty
+    delegate), so that their backward pass also runs the delegate's."""
+    delegate = _dist.delegate() if delegate_variable is None else unwrap(delegate_variable)
+    joined = _dist.pseudo_connect(delegate, *[unwrap(v) for v in actual_variables])
+    return tuple(wrap(v) for v in (joined if isinstance(joined, tuple) else (joined,)))
 
 
 def bcast(comm, x, root=0):
