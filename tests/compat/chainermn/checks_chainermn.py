@@ -124,3 +124,89 @@ def check_scatter_dataset(comm):
     every = mn.gather_obj([int(t) for _, t in mine])
     if mn.rank == 0:
         assert sorted(every[0] + every[1]) == list(range(10))
+
+
+def check_multi_node_batch_normalization_matches_one_process_on_the_union(comm):
+    mn = chainermn.create_communicator("naive")
+    rng = numpy.random.RandomState(0)
+    both = rng.randn(2, 4, 3, 2).astype(numpy.float64)  # each rank's batch of 4
+    gamma = rng.rand(3) + 0.5
+    mnbn = chainermn.links.MultiNodeBatchNormalization(3, mn, dtype=numpy.float64)
+    bn = L.BatchNormalization(3, dtype=numpy.float64)
+    for link in (mnbn, bn):
+        link.gamma.array[...] = gamma
+    x = chainer.Variable(both[mn.rank])
+    y = mnbn(x)
+    union = chainer.Variable(both.reshape(8, 3, 2))
+    expected = bn(union)
+    numpy.testing.assert_allclose(
+        y.array, expected.array[4 * mn.rank : 4 * mn.rank + 4], rtol=1e-10, atol=1e-12
+    )
+    numpy.testing.assert_allclose(mnbn.avg_mean, bn.avg_mean, rtol=1e-10)
+    numpy.testing.assert_allclose(mnbn.avg_var, bn.avg_var, rtol=1e-10)
+    weights = numpy.arange(48.0).reshape(2, 4, 3, 2)
+    F.sum(y * weights[mn.rank]).backward()
+    F.sum(expected * weights.reshape(8, 3, 2)).backward()
+    numpy.testing.assert_allclose(x.grad, union.grad[4 * mn.rank : 4 * mn.rank + 4], rtol=1e-9, atol=1e-10)
+    converted = chainermn.links.create_mnbn_model(chainer.Sequential(L.BatchNormalization(3)), mn)
+    assert isinstance(converted[0], chainermn.links.MultiNodeBatchNormalization)
+
+
+def check_multi_node_chain_list_splits_a_model(comm):
+    mn = chainermn.create_communicator("naive")
+
+    class Part(chainer.Chain):
+        def __init__(self):
+            super().__init__()
+            with self.init_scope():
+                self.l = L.Linear(2, 2, initialW=numpy.eye(2, dtype=numpy.float32) * 2)
+
+        def forward(self, x):
+            return self.l(x)
+
+    model = chainermn.MultiNodeChainList(mn)
+    if mn.rank == 0:  # 0 -> 1 -> 0: the output comes back here
+        model.add_link(Part(), rank_in=None, rank_out=1)
+        model.add_link(Part(), rank_in=1, rank_out=None)
+        x = chainer.Variable(numpy.ones((1, 2), numpy.float32))
+        y = model(x)
+        numpy.testing.assert_array_equal(y.array, [[8.0, 8.0]])  # three doublings
+        F.sum(y).backward()
+        numpy.testing.assert_array_equal(x.grad, [[8.0, 8.0]])
+    else:
+        model.add_link(Part(), rank_in=0, rank_out=0)
+        model().backward()
+        assert model[0].l.W.grad is not None
+
+
+def check_iterators(comm):
+    mn = chainermn.create_communicator("naive")
+    data = [numpy.float32(i) for i in range(6)]
+    it = chainermn.iterators.create_multi_node_iterator(
+        chainer.iterators.SerialIterator(data, 2, repeat=False, shuffle=True), mn
+    )
+    seen = [[float(v) for v in batch] for batch in it]
+    every = comm.allgather_obj(seen)
+    assert every[0] == every[1] and len(seen) == 3
+    synced = chainermn.iterators.create_synchronized_iterator(chainer.iterators.SerialIterator(data, 3), mn)
+    first = [float(v) for v in synced.next()]
+    every = comm.allgather_obj(first)
+    assert every[0] == every[1]
+
+
+def check_observation_aggregator_and_allreduce_persistent(comm):
+    mn = chainermn.create_communicator("naive")
+    aggregator = chainermn.extensions.ObservationAggregator(
+        mn, "loss", "loss_mean", comm_trigger=lambda trainer: True
+    )
+
+    class _Trainer:
+        observation = {"loss": numpy.float64(mn.rank * 2.0)}
+
+    trainer = _Trainer()
+    aggregator(trainer)
+    assert float(trainer.observation["loss_mean"]) == 1.0
+    bn = L.BatchNormalization(2)
+    bn.avg_mean[...] = mn.rank
+    chainermn.extensions.AllreducePersistent(bn, mn)()
+    numpy.testing.assert_array_equal(bn.avg_mean, [0.5, 0.5])
