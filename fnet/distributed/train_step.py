@@ -5,8 +5,9 @@ mean over all ranks; chained before an optimizer (``optim.chain(allreduce_gradie
 optim.Adam())``), every rank makes the same update from the same parameters. Start every rank
 from rank 0's parameters (``params = comm.bcast(params)``).
 
-``make_train_step(loss_fn, optimizer, comm)`` is ``optim.make_train_step`` with that transform
-in front and the metrics averaged over ranks. ``check_params=True`` compares a hash of the
+``make_train_step(loss_fn, optimizer, comm)`` is ``optim.make_train_step`` with the gradients
+averaged before ``optimizer`` sees them (its state is ``optimizer.init(params)``, as on one
+process) and the metrics averaged over ranks. ``check_params=True`` compares a hash of the
 parameters between ranks after each step (``check_same_params``) and raises if they differ.
 """
 
@@ -19,7 +20,7 @@ import numpy
 
 from .. import optim
 from .. import tree as _tree
-from ..errors import FnetError, message
+from ..errors import FnetError, InvalidInputError, message
 
 __all__ = [
     "DivergedParamsError",
@@ -113,12 +114,27 @@ def make_train_step(
     check_params: bool = False,
     transfer_dtype: str | None = None,
 ) -> Callable:
-    """``optim.make_train_step(loss_fn, chain(allreduce_gradients(comm), optimizer))``, with
-    the metrics (the loss included) averaged over ranks so that every rank reports the same.
+    """``optim.make_train_step(loss_fn, optimizer)`` on the gradients averaged over ranks, with
+    the metrics (the loss included) averaged too, so that every rank reports the same. The
+    optimizer state is ``optimizer``'s own (``optimizer.init(params)``).
 
     Each rank passes its own batch; the gradients are averaged, so with equal per-rank batches
     the step is that of one process on the union of the batches. With ``check_params=True``
     every step ends with ``check_same_params``.
     """
-    tx = optim.chain(allreduce_gradients(comm, transfer_dtype=transfer_dtype), optimizer)
-    return _DistributedStep(comm, optim.make_train_step(loss_fn, tx), check_params)
+    if not isinstance(optimizer, optim.Transform):
+        raise InvalidInputError(
+            message(
+                "distributed.make_train_step",
+                f"expected optimizer to be a fnet.optim.Transform, got {type(optimizer).__name__}",
+                hint="build one with an optimizer factory, e.g. fnet.optim.Adam()",
+            )
+        )
+
+    def update(grads, state, params=None):
+        return optimizer.update(comm.allreduce(grads, "mean", transfer_dtype=transfer_dtype), state, params)
+
+    averaged = optim.Transform(
+        optimizer.init, update, description=f"averaged({optimizer!r})", values=optimizer.values
+    )
+    return _DistributedStep(comm, optim.make_train_step(loss_fn, averaged), check_params)

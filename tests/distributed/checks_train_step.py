@@ -12,6 +12,7 @@ from fnet.distributed import (
     make_train_step,
     params_hash,
 )
+from fnet.errors import InvalidInputError
 
 
 def _loss_fn(params, state, batch):
@@ -34,7 +35,7 @@ def check_steps_keep_the_same_params_and_match_one_process(comm):
     params = comm.bcast(_params() if comm.rank == 0 else None)
     tx = optim.MomentumSGD(lr=0.1)
     step = make_train_step(_loss_fn, tx, comm, check_params=True)
-    opt_state = step.optimizer.init(params)
+    opt_state = tx.init(params)  # the optimizer's own state, as on one process
     for _ in range(3):
         params, _, opt_state, metrics = step(params, None, opt_state, _data(comm.rank))
     check_same_params(comm, params)
@@ -56,7 +57,7 @@ def check_diverged_params_are_caught_on_every_rank(comm):
     params = _params(seed=comm.rank)  # no bcast: the ranks start apart
     step = make_train_step(_loss_fn, optim.SGD(lr=0.1), comm, check_params=True)
     with pytest.raises(DivergedParamsError, match=r"got ranks \[1\] different from rank 0"):
-        step(params, None, step.optimizer.init(params), _data(comm.rank))
+        step(params, None, optim.SGD(lr=0.1).init(params), _data(comm.rank))
 
 
 def check_allreduce_gradients_is_a_transform_to_chain(comm):
@@ -73,3 +74,8 @@ def check_params_hash_depends_on_values_paths_and_dtypes(comm):
     assert params_hash(a) != params_hash({"V": numpy.zeros(3)})
     assert params_hash(a) != params_hash({"W": numpy.zeros(3, numpy.float32)})
     assert params_hash(a) != params_hash({"W": numpy.array([0.0, 0.0, 1e-300])})
+
+
+def check_make_train_step_refuses_what_is_not_an_optimizer(comm):
+    with pytest.raises(InvalidInputError, match="expected optimizer to be a fnet.optim.Transform, got str"):
+        make_train_step(_loss_fn, "adam", comm)
