@@ -134,11 +134,14 @@ class Communicator:
         counts = [int(n) for n in sizes]
         return counts, [sum(counts[:i]) for i in range(len(counts))]
 
-    def _bcast_bytes(self, data: bytes | None, root: int) -> bytes:
+    def _bcast_bytes(self, data: bytes | None, root: int, chunk: int | None = None) -> bytes:
         n = numpy.array([len(data) if self.rank == root else 0], numpy.int64)
         self.mpi_comm.Bcast(n, root=root)
         buf = bytearray(data) if self.rank == root else bytearray(int(n[0]))
-        self.mpi_comm.Bcast([buf, self._mpi.BYTE], root=root)
+        view = memoryview(buf)
+        step = len(buf) if not chunk else chunk
+        for start in range(0, len(buf), max(step, 1)):  # messages of at most ``chunk`` bytes
+            self.mpi_comm.Bcast([view[start : start + step], self._mpi.BYTE], root=root)
         return bytes(buf)
 
     def _gather_bytes(self, data: bytes, root: int) -> list | None:
@@ -205,11 +208,12 @@ class Communicator:
         self._check_peer("recv_obj", "source", source)
         return _codec.decode(self._recv_bytes(source, tag))
 
-    def bcast_obj(self, obj, root: int = 0):
-        """Rank ``root``'s ``obj`` on every rank (the others' ``obj`` is ignored)."""
+    def bcast_obj(self, obj, root: int = 0, *, max_buf_len: int | None = None):
+        """Rank ``root``'s ``obj`` on every rank (the others' ``obj`` is ignored), sent in
+        messages of at most ``max_buf_len`` bytes when given."""
         self._check_rank("bcast_obj", "root", root)
         data = _codec.encode("bcast_obj", obj) if self.rank == root else None
-        return _codec.decode(self._bcast_bytes(data, root))
+        return _codec.decode(self._bcast_bytes(data, root, max_buf_len))
 
     def gather_obj(self, obj, root: int = 0) -> list | None:
         """Every rank's ``obj``, in rank order, on ``root``; None on the others."""

@@ -25,8 +25,9 @@ def check_create_communicator_and_ranks(comm):
     mn = chainermn.create_communicator("naive")
     assert (mn.rank, mn.size, mn.intra_rank, mn.intra_size, mn.inter_size) == (comm.rank, 2, comm.rank, 2, 1)
     assert type(chainermn.create_communicator("flat")).__name__ == "FlatCommunicator"
-    with pytest.raises(ValueError, match="needs CuPy with NCCL"):
+    with pytest.raises(RuntimeError, match="PureNcclCommunicator requires NCCL 2.0"):
         chainermn.create_communicator("pure_nccl")
+    assert type(chainermn.create_communicator("dummy")).__name__ == "DummyCommunicator"
     with pytest.raises(ValueError, match="Unrecognized communicator"):
         chainermn.create_communicator("smoke signals")
     with pytest.raises(ValueError, match="Unknown config"):

@@ -3,19 +3,28 @@
 from __future__ import annotations
 
 from .communicator_base import CommunicatorBase
+from .dummy_communicator import DummyCommunicator
 from .flat_communicator import FlatCommunicator
 from .naive_communicator import NaiveCommunicator
+from .non_cuda_aware_communicator import NonCudaAwareCommunicator
+from .pure_nccl_communicator import PureNcclCommunicator
 
 __all__ = ["CommunicatorBase", "create_communicator"]
 
-_CPU = ("naive", "flat")
-_GPU = ("pure_nccl", "non_cuda_aware")
+_KINDS = {
+    "naive": NaiveCommunicator,
+    "flat": FlatCommunicator,
+    "dummy": DummyCommunicator,
+    "pure_nccl": PureNcclCommunicator,
+    "non_cuda_aware": NonCudaAwareCommunicator,
+}
 
 
 def create_communicator(communicator_name="pure_nccl", mpi_comm=None, **kwargs):
-    """A communicator by ChainerMN's name: ``naive`` and ``flat`` (MPI, on the CPU here).
+    """A communicator by ChainerMN's name: ``naive`` and ``flat`` (MPI, on the CPU here), and
+    ``dummy`` (no communication, for timing).
 
-    ``pure_nccl`` and ``non_cuda_aware`` move CuPy arrays over NCCL: they raise a ``ValueError``
+    ``pure_nccl`` and ``non_cuda_aware`` move CuPy arrays over NCCL: they raise a ``RuntimeError``
     saying so, since fnet's communicators run MPI on the CPU.
     """
     allreduce_grad_dtype = kwargs.pop("allreduce_grad_dtype", None)
@@ -24,13 +33,6 @@ def create_communicator(communicator_name="pure_nccl", mpi_comm=None, **kwargs):
         raise TypeError(f"create_communicator() got unexpected keyword argument(s) {', '.join(kwargs)}")
     if communicator_name != "pure_nccl" and allreduce_grad_dtype is not None:
         raise ValueError("allreduce_grad_dtype is only available at 'pure_nccl' communicator.")
-    if communicator_name in _GPU:
-        raise ValueError(
-            f"create_communicator: the {communicator_name!r} communicator needs CuPy with NCCL and GPUs, "
-            "which fnet's communicators do not drive; fnet runs MPI on the CPU\n"
-            "  hint: use create_communicator('naive') or 'flat' (the same API, over MPI)"
-        )
-    if communicator_name not in _CPU:
+    if communicator_name not in _KINDS:
         raise ValueError(f'Unrecognized communicator: "{communicator_name}"')
-    kind = NaiveCommunicator if communicator_name == "naive" else FlatCommunicator
-    return kind(mpi_comm=mpi_comm)
+    return _KINDS[communicator_name](mpi_comm=mpi_comm)

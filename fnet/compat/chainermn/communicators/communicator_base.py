@@ -124,8 +124,8 @@ class CommunicatorBase:
         return self._comm.recv_obj(source, tag)
 
     def bcast_obj(self, obj, max_buf_len=None, root=0):
-        """``root``'s plain data on every rank."""
-        return self._comm.bcast_obj(obj, root)
+        """``root``'s plain data on every rank (in messages of at most ``max_buf_len`` bytes)."""
+        return self._comm.bcast_obj(obj, root, max_buf_len=max_buf_len)
 
     def gather_obj(self, obj, root=0):
         """Every rank's plain data, as a list, on ``root``."""

@@ -18,6 +18,31 @@ from ...training import extension
 __all__ = ["create_multi_node_checkpointer"]
 
 
+class _CheckpointStats:
+    """The durations of the snapshots: ``start()`` and ``end()`` around each, ``report()``."""
+
+    def __init__(self):
+        self.timings = []
+        self.begin = None
+
+    def start(self):
+        self.begin = time.time()
+
+    def end(self):
+        if self.begin is not None:
+            self.timings.append({"b": self.begin, "d": time.time() - self.begin})
+            self.begin = None
+
+    def report(self):
+        durations = [t["d"] for t in self.timings]
+        if not durations:
+            return "No stats available"
+        average = sum(durations) / len(durations)
+        return (
+            f"Snapshot duration stats (sec): avg={average:f}, min={min(durations):f}, max={max(durations):f}"
+        )
+
+
 class _MultiNodeCheckpointer(extension.Extension):
     def __init__(self, name, comm, cp_interval, gc_interval, path):
         if name is None or comm is None or cp_interval <= 0 or gc_interval <= 0:
@@ -31,7 +56,7 @@ class _MultiNodeCheckpointer(extension.Extension):
         self.gc_interval = gc_interval
         self.path = path
         self.files = []
-        self._durations = []
+        self.stats = _CheckpointStats()
         if path is not None:
             os.makedirs(path, exist_ok=True)
 
@@ -43,9 +68,9 @@ class _MultiNodeCheckpointer(extension.Extension):
     def save(self, target, iteration):
         """Snapshot ``target`` for ``iteration`` (every rank at the same iteration)."""
         os.makedirs(self.path, exist_ok=True)
-        begin = time.time()
+        self.stats.start()
         save_npz(os.path.join(self.path, self._filename(iteration)), target)
-        self._durations.append(time.time() - begin)
+        self.stats.end()
         self.files.append(self._filename(iteration))
         if len(self.files) - self.cp_interval > 5:
             self._sync_file_list(remove_remainder=True)
@@ -61,10 +86,7 @@ class _MultiNodeCheckpointer(extension.Extension):
 
     def get_stats(self):
         """The average, minimum and maximum time of a snapshot."""
-        if not self._durations:
-            return "No stats available"
-        d = self._durations
-        return f"Snapshot duration stats (sec): avg={sum(d) / len(d):f}, min={min(d):f}, max={max(d):f}"
+        return self.stats.report()
 
     def _filename(self, iteration):
         return f"{self.name}.{self.comm.rank}.{iteration}"
