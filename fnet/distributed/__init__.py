@@ -9,17 +9,19 @@ The modules: ``communicator`` (``Communicator``: ranks and collectives over pytr
 ``packing`` (the packed allreduce), ``functions`` (differentiable collectives for model
 parallelism, as ``distributed.functions``), ``normalization`` (batch normalization over
 every rank's batch), ``data`` (datasets split between ranks),
-``train_step`` (data-parallel training) and ``failure`` (one rank's error ends the job).
+``train_step`` (data-parallel training), ``checkpoint`` (saved by one rank, loaded by
+all) and ``failure`` (one rank's error ends the job).
 mpi4py is imported when the first communicator is made.
 """
 
-from . import communicator, data, failure, functions, normalization, packing, train_step
+from . import checkpoint, communicator, data, failure, functions, normalization, packing, train_step
 from .communicator import *  # noqa: F403
 from .data import *  # noqa: F403
 from .failure import *  # noqa: F403
 from .train_step import *  # noqa: F403
 
 __all__ = [
+    "checkpoint",
     "packing",
     "functions",
     "normalization",

@@ -15,6 +15,7 @@ RANKS = {  # checks file -> the number of ranks it runs on
     "checks_functions.py": 2,
     "checks_data.py": 3,  # shards of uneven length
     "checks_train_step.py": 2,
+    "checks_checkpoint.py": 2,
 }
 
 
