@@ -2,9 +2,11 @@
 
 Each function is a primitive whose VJP is the communication that carries the gradient back:
 ``send``'s VJP receives the gradient that the peer's ``recv`` sends in its own VJP; ``bcast``
-and ``gather`` are each other's transposes' partners (a broadcast's gradient is the sum of the
-gathered gradients, a gather's is the scatter of the gradients), as are ``scatter``/``gather``;
-``allgather``'s gradient is an ``alltoall`` summed, and ``alltoall`` is its own transpose. The
+and ``gather`` are partners (a broadcast's gradient is the sum of the gathered gradients), as
+are ``gather`` and ``scatter`` (each one's gradient is the other); ``allgather``'s gradient is
+an ``alltoall`` summed, and ``alltoall`` is its own transpose. The collectives of several
+arrays take and give tuples whose shapes may differ between ranks (they travel as one flat
+vector with their shapes as a static argument). The
 VJPs are written with these same functions and fnet ops, so a collective's gradient can be
 differentiated again; every rank must run its backward pass so that the messages meet.
 
@@ -21,7 +23,8 @@ from __future__ import annotations
 import numpy
 
 from .. import ops
-from ..autodiff.primitive import primitive
+from ..autodiff import Tracer, unbox_all
+from ..autodiff.primitive import primitive, take_output
 
 __all__ = [
     "send",
@@ -98,6 +101,37 @@ def pseudo_connect(delegate, *actual):
     return joined[0] if len(joined) == 1 else joined
 
 
+def _outputs(packed, n: int) -> tuple:
+    """The ``n`` arrays of a primitive that returns a tuple (each traced if the tuple is)."""
+    if type(packed) is Tracer:
+        return tuple(take_output(packed, index=i) for i in range(n))
+    return tuple(packed)
+
+
+def _flat(xs) -> object:
+    """The arrays ``xs`` flattened and joined into one vector (differentiable)."""
+    return ops.concatenate([ops.reshape(x, (-1,)) for x in xs])
+
+
+def _pieces(flat, shapes) -> list:
+    """``flat`` cut into raw arrays of ``shapes`` (the inverse of ``_flat``, on raw arrays)."""
+    sizes = [int(numpy.prod(shape)) for shape in shapes]
+    bounds = numpy.cumsum([0, *sizes])
+    return [flat[b:e].reshape(shape) for b, e, shape in zip(bounds[:-1], bounds[1:], shapes)]
+
+
+def _shapes(arrays) -> tuple:
+    return tuple(numpy.shape(a) for a in unbox_all(arrays))
+
+
+def _cotangents(g, ans) -> list:
+    """The cotangent of each output of a tuple-valued primitive, zeros where none came (``g`` is
+    a tuple, or a traced tuple when the backward pass is recorded)."""
+    ans = unbox_all(ans)
+    gs = _outputs(g, len(ans)) if type(g) is Tracer else g
+    return [ops.zeros_like(a) if gi is None else gi for gi, a in zip(gs, ans)]
+
+
 @primitive
 def _bcast(x, *, comm, root):
     return comm.bcast(x if comm.rank == root else None, root)
@@ -106,7 +140,12 @@ def _bcast(x, *, comm, root):
 @_bcast.defvjp
 def _bcast_vjp(g, ans, x, *, comm, root):
     gathered = _gather(g, comm=comm, root=root)
-    return ops.sum(gathered, axis=0) if comm.rank == root else pseudo_connect(gathered, ops.zeros_like(x))
+    if comm.rank != root:
+        return pseudo_connect(gathered, ops.zeros_like(x))
+    total = None
+    for part in _outputs(gathered, comm.size):
+        total = part if total is None else total + part
+    return total
 
 
 def bcast(comm, x, root: int = 0):
@@ -118,68 +157,80 @@ def bcast(comm, x, root: int = 0):
 @primitive
 def _gather(x, *, comm, root):
     gathered = comm.gather(x, root)
-    return delegate() if gathered is None else numpy.stack(gathered)
+    return delegate() if gathered is None else tuple(gathered)
 
 
 @_gather.defvjp
 def _gather_vjp(g, ans, x, *, comm, root):
-    return _scatter(g, comm=comm, root=root)
+    if comm.rank != root:
+        return _scatter(g, comm=comm, root=root, shapes=None)
+    gs = _cotangents(g, ans)
+    return _scatter(_flat(gs), comm=comm, root=root, shapes=_shapes(ans))
 
 
 def gather(comm, x, root: int = 0):
-    """Every rank's ``x`` (all of one shape), stacked along a new first axis, on ``root``; a
-    delegate on the other ranks (whose backward pass sends their part of the gradient)."""
-    return _gather(x, comm=comm, root=root)
+    """Every rank's ``x`` (shapes may differ), as a tuple, on ``root``; a delegate on the other
+    ranks (whose backward pass sends their part of the gradient)."""
+    out = _gather(x, comm=comm, root=root)
+    return _outputs(out, comm.size) if comm.rank == root else out
 
 
 @primitive
-def _scatter(xs, *, comm, root):
-    return comm.scatter(list(xs) if comm.rank == root else None, root)
+def _scatter(flat, *, comm, root, shapes):
+    return comm.scatter(_pieces(flat, shapes) if comm.rank == root else None, root)
 
 
 @_scatter.defvjp
-def _scatter_vjp(g, ans, xs, *, comm, root):
+def _scatter_vjp(g, ans, flat, *, comm, root, shapes):
     gathered = _gather(g, comm=comm, root=root)
-    return gathered if comm.rank == root else pseudo_connect(gathered, ops.zeros_like(xs))
+    if comm.rank != root:
+        return pseudo_connect(gathered, ops.zeros_like(flat))
+    return _flat(_outputs(gathered, comm.size))
 
 
 def scatter(comm, xs, root: int = 0):
-    """Entry ``rank`` of ``root``'s ``xs`` (a sequence of one array per rank, all of one shape,
-    or an array whose first axis has one entry per rank) on each rank; on the other ranks
-    ``xs`` is a delegate (None for a fresh one)."""
-    if comm.rank == root:
-        xs = ops.stack(list(xs)) if isinstance(xs, list | tuple) else xs
-    else:
-        xs = _delegate(xs)
-    return _scatter(xs, comm=comm, root=root)
+    """Entry ``rank`` of ``root``'s ``xs`` (one array per rank, of one dtype; shapes may differ)
+    on each rank; on the other ranks ``xs`` is a delegate (None for a fresh one)."""
+    if comm.rank != root:
+        return _scatter(_delegate(xs), comm=comm, root=root, shapes=None)
+    xs = list(xs)
+    shapes = tuple(numpy.shape(unbox_all(x)) for x in xs)
+    return _scatter(_flat(xs), comm=comm, root=root, shapes=shapes)
 
 
 @primitive
 def _allgather(x, *, comm):
-    return numpy.stack(comm.allgather(x))
+    return tuple(comm.allgather(x))
 
 
 @_allgather.defvjp
 def _allgather_vjp(g, ans, x, *, comm):
-    return ops.sum(_alltoall(g, comm=comm), axis=0)
+    back = _outputs(_alltoall(_flat(_cotangents(g, ans)), comm=comm, shapes=_shapes(ans)), comm.size)
+    total = back[0]
+    for part in back[1:]:
+        total = total + part
+    return total
 
 
 def allgather(comm, x):
-    """Every rank's ``x`` (all of one shape), stacked along a new first axis, on every rank."""
-    return _allgather(x, comm=comm)
+    """Every rank's ``x`` (shapes may differ), as a tuple, on every rank."""
+    return _outputs(_allgather(x, comm=comm), comm.size)
 
 
 @primitive
-def _alltoall(xs, *, comm):
-    return numpy.stack(comm.alltoall(list(xs)))
+def _alltoall(flat, *, comm, shapes):
+    return tuple(comm.alltoall(_pieces(flat, shapes)))
 
 
 @_alltoall.defvjp
-def _alltoall_vjp(g, ans, xs, *, comm):
-    return _alltoall(g, comm=comm)
+def _alltoall_vjp(g, ans, flat, *, comm, shapes):
+    gs = _cotangents(g, ans)
+    return _flat(_outputs(_alltoall(_flat(gs), comm=comm, shapes=_shapes(ans)), comm.size))
 
 
 def alltoall(comm, xs):
-    """Entry ``j`` of each rank's ``xs`` (one array per rank, all of one shape, or an array whose
-    first axis has one entry per rank) goes to rank ``j``; what every rank sent here, stacked."""
-    return _alltoall(ops.stack(list(xs)) if isinstance(xs, list | tuple) else xs, comm=comm)
+    """Entry ``j`` of each rank's ``xs`` (one array per rank, of one dtype; shapes may differ)
+    goes to rank ``j``; a tuple of what every rank sent here."""
+    xs = list(xs)
+    shapes = tuple(numpy.shape(unbox_all(x)) for x in xs)
+    return _outputs(_alltoall(_flat(xs), comm=comm, shapes=shapes), comm.size)

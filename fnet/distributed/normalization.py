@@ -1,7 +1,7 @@
 """Batch normalization over the batches of every rank together (ChainerMN's multi-node BN).
 
 The mean and variance are those of the union of the ranks' batches: each rank sums ``x`` and
-``x * x`` over its batch, one differentiable all-reduce (``allgather`` then a sum) adds them up,
+``x * x`` over its batch, one differentiable all-reduce (``allgather``, then a sum) adds them up,
 and every rank normalizes its own batch with the shared statistics. The gradient flows back
 through the all-reduce to every rank's inputs.
 """
@@ -21,7 +21,11 @@ __all__ = ["allreduce_sum", "batch_normalization"]
 def allreduce_sum(comm, x):
     """The sum of every rank's ``x`` (one shape on all ranks), differentiable: its gradient on
     each rank is the sum of every rank's gradient."""
-    return ops.sum(allgather(comm, x), axis=0)
+    parts = allgather(comm, x)
+    total = parts[0]
+    for part in parts[1:]:
+        total = total + part
+    return total
 
 
 def batch_normalization(

@@ -13,9 +13,9 @@ def _x(comm):
 
 def check_allgather_forward_and_gradient(comm):
     x = _x(comm)
-    numpy.testing.assert_array_equal(D.allgather(comm, x), [[0, 1, 2], [1, 2, 3]])
+    numpy.testing.assert_array_equal(ops.stack(D.allgather(comm, x)), [[0, 1, 2], [1, 2, 3]])
     # rank k's loss weighs every gathered row by k + 1: x's gradient sums 1 + 2
-    grad = fnet.grad(lambda x: ops.sum(D.allgather(comm, x) * (comm.rank + 1.0)))(x)
+    grad = fnet.grad(lambda x: ops.sum(ops.stack(D.allgather(comm, x)) * (comm.rank + 1.0)))(x)
     numpy.testing.assert_array_equal(grad, [3.0, 3.0, 3.0])
 
 
@@ -23,7 +23,7 @@ def check_allgather_second_order(comm):
     x = _x(comm)
 
     def loss(x):
-        return ops.sum(D.allgather(comm, x) ** 2) * (comm.rank + 1.0)
+        return ops.sum(ops.stack(D.allgather(comm, x)) ** 2) * (comm.rank + 1.0)
 
     first = fnet.grad(loss)(x)  # 2 * (1 + 2) * x
     numpy.testing.assert_array_equal(first, 6.0 * x)
@@ -38,7 +38,7 @@ def check_alltoall_is_its_own_transpose(comm):
         got, [(1 + comm.rank) * numpy.arange(3.0), (1 + comm.rank) * (numpy.arange(3.0) + 1)]
     )
     # x reaches rank 0 as x (weight 1) and rank 1 as 2x (weight 2): 1 + 2 * 2
-    grad = fnet.grad(lambda x: ops.sum(D.alltoall(comm, ops.stack([x, 2 * x])) * (comm.rank + 1.0)))(x)
+    grad = fnet.grad(lambda x: ops.sum(ops.stack(D.alltoall(comm, [x, 2 * x])) * (comm.rank + 1.0)))(x)
     numpy.testing.assert_array_equal(grad, [5.0, 5.0, 5.0])
 
 
@@ -59,7 +59,7 @@ def check_gather_and_scatter_are_transposes(comm):
 
     def gather_loss(x):
         y = D.gather(comm, x, root=1)  # on rank 0, a delegate
-        return ops.sum(y * numpy.arange(1.0, 3.0)[:, None]) if comm.rank == 1 else ops.sum(y)
+        return ops.sum(ops.stack(y) * numpy.arange(1.0, 3.0)[:, None]) if comm.rank == 1 else ops.sum(y)
 
     numpy.testing.assert_array_equal(fnet.grad(gather_loss)(x), numpy.full(3, comm.rank + 1.0))
 
@@ -95,3 +95,16 @@ def check_pseudo_connect_runs_both_backward_passes(comm):
         numpy.testing.assert_array_equal(fnet.grad(loss)(x), 2 * x + 3.0)
     else:
         fnet.grad(lambda x: ops.sum(D.recv(comm, 0, delegate=ops.sum(x) * 0) * 3.0))(x)
+
+
+def check_shapes_may_differ_between_ranks(comm):
+    x = numpy.arange(comm.rank + 2.0)  # 2 values on rank 0, 3 on rank 1
+    pieces = D.allgather(comm, x)
+    assert [p.shape for p in pieces] == [(2,), (3,)]
+    grad = fnet.grad(lambda x: sum(ops.sum(p * (i + 1.0)) for i, p in enumerate(D.allgather(comm, x))))(x)
+    numpy.testing.assert_array_equal(grad, numpy.full(comm.rank + 2, 2.0 * (comm.rank + 1)))
+    sent = [numpy.ones(j + 1) * comm.rank for j in range(2)]  # rank j gets j + 1 values from each
+    got = D.alltoall(comm, sent)
+    assert [g.shape for g in got] == [(comm.rank + 1,)] * 2
+    grad = fnet.grad(lambda a, b: sum(ops.sum(g) for g in D.alltoall(comm, [a, b])), argnums=(0, 1))(*sent)
+    numpy.testing.assert_array_equal(grad[1], numpy.ones(2))

@@ -81,16 +81,16 @@ def bcast(comm, x, root=0):
 
 def gather(comm, x, root=0):
     """Every rank's ``x`` as a tuple of Variables on ``root``; a delegate Variable elsewhere."""
-    stacked = _dist.gather(comm.fnet_communicator, unwrap(x), root)
+    gathered = _dist.gather(comm.fnet_communicator, unwrap(x), root)
     if comm.rank != root:
-        return _delegate_out(stacked)
-    return tuple(wrap(stacked[i]) for i in range(comm.size))
+        return _delegate_out(gathered)
+    return tuple(wrap(y) for y in gathered)
 
 
 def scatter(comm, xs, root=0):
     """Entry ``rank`` of ``root``'s ``xs`` on each rank."""
     if comm.rank == root:
-        value = [unwrap(x) for x in xs] if isinstance(xs, list | tuple) else unwrap(xs)
+        value = [unwrap(x) for x in xs] if isinstance(xs, list | tuple) else list(unwrap(xs))
     else:
         value = unwrap(_delegate())
     return wrap(_dist.scatter(comm.fnet_communicator, value, root))
@@ -98,13 +98,11 @@ def scatter(comm, xs, root=0):
 
 def allgather(comm, x):
     """Every rank's ``x``, as a tuple of Variables, on every rank."""
-    stacked = _dist.allgather(comm.fnet_communicator, unwrap(x))
-    return tuple(wrap(stacked[i]) for i in range(comm.size))
+    return tuple(wrap(y) for y in _dist.allgather(comm.fnet_communicator, unwrap(x)))
 
 
 def alltoall(comm, xs):
     """Entry ``j`` of each rank's ``xs`` to rank ``j``; a tuple of the Variables that came here."""
     if len(xs) != comm.size:
         raise ValueError("The length of xs must be same as communicator size.")
-    stacked = _dist.alltoall(comm.fnet_communicator, [unwrap(x) for x in xs])
-    return tuple(wrap(stacked[i]) for i in range(comm.size))
+    return tuple(wrap(y) for y in _dist.alltoall(comm.fnet_communicator, [unwrap(x) for x in xs]))
