@@ -149,6 +149,8 @@ def check_multi_node_batch_normalization_matches_one_process_on_the_union(comm):
     F.sum(y * weights[mn.rank]).backward()
     F.sum(expected * weights.reshape(8, 3, 2)).backward()
     numpy.testing.assert_allclose(x.grad, union.grad[4 * mn.rank : 4 * mn.rank + 4], rtol=1e-9, atol=1e-10)
+    copied = mnbn.copy(mode="copy")  # shares the communicator, copies the rest
+    assert copied.comm is mn and copied.avg_mean is not mnbn.avg_mean
     converted = chainermn.links.create_mnbn_model(chainer.Sequential(L.BatchNormalization(3)), mn)
     assert isinstance(converted[0], chainermn.links.MultiNodeBatchNormalization)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import numpy
 
 from ....distributed.normalization import batch_normalization
@@ -50,6 +52,15 @@ class MultiNodeBatchNormalization(BatchNormalization):
             initial_beta=initial_beta,
         )
         self.comm = comm
+
+    def __deepcopy__(self, memo):
+        """A deep copy that talks over the same communicator (which cannot be copied)."""
+        memo[id(self.comm)] = self.comm
+        copied = type(self).__new__(type(self))
+        memo[id(self)] = copied
+        for name, value in self.__dict__.items():
+            copied.__dict__[name] = copy.deepcopy(value, memo)
+        return copied
 
     def forward(self, x, finetune=False):
         """``x`` normalized over every rank's batch (in training), or with the running statistics."""
