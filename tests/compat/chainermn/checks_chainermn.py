@@ -213,3 +213,16 @@ def check_observation_aggregator_and_allreduce_persistent(comm):
     bn.avg_mean[...] = mn.rank
     chainermn.extensions.AllreducePersistent(bn, mn)()
     numpy.testing.assert_array_equal(bn.avg_mean, [0.5, 0.5])
+
+
+def check_configurations(comm):
+    made = chainermn.create_communicator("naive")
+    assert made.batched_copy and made.get_config("batched_copy")
+    direct = chainermn.communicators.NaiveCommunicator(None)
+    assert direct.batched_copy is False
+    direct.set_config("batched_copy")
+    assert direct.get_config() == {"batched_copy": True}
+    with direct.config_scope():
+        direct.extra = 3
+    direct.outside = 4
+    assert direct.get_config("extra") == 3 and "outside" not in direct.get_config()

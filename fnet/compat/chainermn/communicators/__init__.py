@@ -28,11 +28,13 @@ def create_communicator(communicator_name="pure_nccl", mpi_comm=None, **kwargs):
     saying so, since fnet's communicators run MPI on the CPU.
     """
     allreduce_grad_dtype = kwargs.pop("allreduce_grad_dtype", None)
-    kwargs.pop("batched_copy", None)
+    batched_copy = kwargs.pop("batched_copy", True)
     if kwargs:
         raise TypeError(f"create_communicator() got unexpected keyword argument(s) {', '.join(kwargs)}")
     if communicator_name != "pure_nccl" and allreduce_grad_dtype is not None:
         raise ValueError("allreduce_grad_dtype is only available at 'pure_nccl' communicator.")
     if communicator_name not in _KINDS:
         raise ValueError(f'Unrecognized communicator: "{communicator_name}"')
-    return _KINDS[communicator_name](mpi_comm=mpi_comm)
+    comm = _KINDS[communicator_name](mpi_comm=mpi_comm)
+    comm.set_config("batched_copy", batched_copy)
+    return comm

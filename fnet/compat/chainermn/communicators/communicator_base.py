@@ -8,6 +8,8 @@ strings, lists, tuples, dicts, arrays): fnet never unpickles a message.
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy
 
 from ....distributed import Communicator
@@ -25,8 +27,30 @@ class CommunicatorBase:
     ``MPI.COMM_WORLD``)."""
 
     def __init__(self, mpi_comm=None):
+        object.__setattr__(self, "_configs", {})
         self._comm = Communicator(mpi_comm)  # the transport and the arithmetic
-        self._configs = {"batched_copy": True}
+        with self.config_scope():
+            self.batched_copy = False  # create_communicator turns it on, as ChainerMN's does
+
+    @property
+    def within_config_scope(self) -> bool:
+        """Whether attributes set now are also recorded as configurations."""
+        return getattr(self, "_within_config_scope", False)
+
+    @contextlib.contextmanager
+    def config_scope(self):
+        """A scope in which each attribute set is also a configuration (``get_config``)."""
+        old = self.within_config_scope
+        object.__setattr__(self, "_within_config_scope", True)
+        try:
+            yield
+        finally:
+            object.__setattr__(self, "_within_config_scope", old)
+
+    def __setattr__(self, name, value):
+        if self.within_config_scope:
+            self._configs[name] = value
+        object.__setattr__(self, name, value)
 
     @property
     def fnet_communicator(self) -> Communicator:
@@ -46,14 +70,15 @@ class CommunicatorBase:
     inter_size = property(lambda self: self._comm.inter_size, doc="The number of machines.")
 
     def set_config(self, name, value=True, **kwargs):
-        """Set a configuration (``'batched_copy'``: accepted; packing is always batched here)."""
+        """Set a configuration: ``'batched_copy'`` (recorded; fnet always packs the gradients)."""
         if name != "batched_copy" or kwargs:
             raise ValueError(f"Unknown config: {name}")
-        self._configs[name] = value
+        with self.config_scope():
+            self.batched_copy = value
 
     def get_config(self, name=None):
         """A configuration's value, or all of them when ``name`` is None."""
-        return dict(self._configs) if name is None else self._configs[name]
+        return self._configs if name is None else self._configs[name]
 
     def split(self, color, key):
         """A communicator of the same class over the ranks of one ``color``."""
