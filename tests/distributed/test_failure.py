@@ -57,3 +57,20 @@ def test_the_launcher_reports_the_rank_where_a_check_failed(tmp_path):
     assert rank0 is None and "AssertionError: rank one says no" in rank1
     with pytest.raises(AssertionError, match="rank 1:"):
         _mpi.assert_passed(results, "check_fails_on_rank_one")
+
+
+@pytest.mark.mpi
+def test_chainermn_global_except_hook_aborts_when_the_environment_asks():
+    program = (
+        "import fnet.compat.chainermn as chainermn\n"
+        "comm = chainermn.create_communicator('naive')\n"
+        "if comm.rank == 1:\n"
+        "    raise ValueError('rank one failed')\n"
+        "comm.bcast_obj(None)\n"
+    )
+    start = time.monotonic()
+    env = _mpi.environment(CHAINERMN_FORCE_ABORT_ON_EXCEPTION="1")
+    done = _mpi.launch(2, ["-c", program], timeout=60, env=env)
+    assert done.returncode != 0
+    assert "uncaught ValueError on rank 1 of 2; aborting every rank" in done.stderr
+    assert time.monotonic() - start < 30
