@@ -42,7 +42,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("fnet.nn", "fnet.optim", "fnet.distributions"),
     ("fnet.serialization",),
     ("fnet.io", "fnet.data"),
-    ("fnet.training", "fnet.onnx"),
+    ("fnet.training", "fnet.onnx", "fnet.distributed"),
     ("fnet",),  # the package's face: fnet/__init__.py gathers the layers below
     ("fnet.compat",),
 )

@@ -23,12 +23,18 @@ _MOVED = {  # Chainer's old module paths that v7 still accepts
     "chainer.cuda": "fnet.compat.backends.cuda",
     "chainer.function_hook": "fnet.compat.function_hooks",
 }
-_SHIPPED = {"onnx_chainer": "fnet.compat.onnx_chainer"}  # packages that Chainer 7 ships beside chainer
+# packages shipped with Chainer 7, beside `chainer`
+_BESIDE = {"chainermn": "fnet.compat.chainermn", "onnx_chainer": "fnet.compat.onnx_chainer"}
+
+
+def _aliased(fullname: str) -> bool:
+    """Whether ``fullname`` is a module name that the alias answers for."""
+    return any(fullname == top or fullname.startswith(top + ".") for top in (_ALIAS, *_BESIDE))
 
 
 def _target(fullname: str) -> str:
     """The fnet module that the Chainer module ``fullname`` is."""
-    for old, new in {**_MOVED, **_SHIPPED}.items():
+    for old, new in (*_MOVED.items(), *_BESIDE.items()):
         if fullname == old or fullname.startswith(old + "."):
             return new + fullname[len(old) :]
     return _PACKAGE + fullname[len(_ALIAS) :]
@@ -56,8 +62,7 @@ class _ChainerFinder(importlib.abc.MetaPathFinder):
     """Finds ``chainer`` and ``chainer.*`` among fnet.compat's modules."""
 
     def find_spec(self, fullname, path, target=None):
-        top = fullname.partition(".")[0]
-        if top != _ALIAS and top not in _SHIPPED:
+        if not _aliased(fullname):
             return None
         name = _target(fullname)
         if importlib.util.find_spec(name) is None:
