@@ -60,17 +60,20 @@ FRAMEWORKS = {
     "fnet": ("fnet", sys.executable, [REPO]),
     "chainer": ("Chainer", os.path.join(VENVS, "chainer", "bin", "python"), []),
     "torch": ("PyTorch", os.path.join(VENVS, "torch", "bin", "python"), []),
+    # each step one jax.jit-compiled XLA program, on the CPU (cases_jax.py)
+    "jax": ("JAX jit", os.path.join(VENVS, "jax", "bin", "python"), []),
     # Chainer's case code run unchanged on fnet's Chainer layer (cases_compat.py)
     "compat": ("fnet.compat", sys.executable, [REPO]),
     # no framework: the work itself, written by hand for some cases (cases_numpy.py)
     "numpy": ("NumPy by hand", sys.executable, []),
 }
-PEERS = ("chainer", "torch")
+PEERS = ("chainer", "torch", "jax")
 # the frameworks that do not run on a GPU here, and why (--device @cupy:N)
 NOT_ON_GPU = {
     "chainer": "Chainer 7.8.1 needs NumPy < 2 and a CuPy of its time (cupy-cuda 7.x); it does not "
     "import next to this machine's NumPy 2 and CuPy 14",
     "numpy": "NumPy by hand is the CPU floor: it has no GPU path",
+    "jax": "the JAX venv holds the CPU build of jaxlib",
     "compat": "Chainer's case code (cases_chainer.py) keeps its links on the CPU; fnet.compat on a "
     "GPU is checked by the gpu tests, not timed",
 }
