@@ -38,6 +38,9 @@ from shared import (  # noqa: E402
     op_sequence,
 )
 
+# no peak memory from tracemalloc (worker.py)
+UNTRACED_MEMORY = "XLA's buffers come from its own allocator, which tracemalloc does not see"
+
 
 def init(threads):
     return {

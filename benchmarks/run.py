@@ -332,7 +332,14 @@ def parse_args(argv):
         help="'@numpy' (the CPU, the default) or a GPU, '@cupy:N': fnet's arrays on CuPy device N, "
         "PyTorch on cuda:N; frameworks without a GPU path are listed as not run",
     )
-    ap.add_argument("-v", "--verbose", action="store_true", help="also print min and spread per measurement")
+    ap.add_argument(
+        "--memory",
+        action="store_true",
+        help="also measure each case's peak memory (one step under tracemalloc, after the timing)",
+    )
+    ap.add_argument(
+        "-v", "--verbose", action="store_true", help="also print min and spread per measurement, and --memory"
+    )
     args = ap.parse_args(argv)
     quick = args.quick
     if args.rounds is None:
@@ -397,6 +404,33 @@ def against_baseline(args, med):
     if worst:
         ratio, case, label, setting = max(worst)
         print(f"largest: {case} / {label} / {setting}: {ratio:.3f}")
+
+
+def fmt_bytes(value):
+    """Bytes as MB with 3 significant digits; a reason (a string) as n/a."""
+    return "n/a" if isinstance(value, str) else f"{value / 1e6:.3g}"
+
+
+def print_memory(args, names, memory):
+    """The table of peak memory per case and framework, one column per framework and setting,
+    and the reason for each n/a."""
+    threads = args.settings[0]
+    columns = [n for n in names if any(k[1:] == (n, threads) for k in memory)]
+    headers = ["case"] + [FRAMEWORKS[n][0] for n in columns]
+    rows = [
+        [case]
+        + [fmt_bytes(memory[case, n, threads]) if (case, n, threads) in memory else "-" for n in columns]
+        for case in args.cases
+    ]
+    print()
+    print(
+        f"peak memory of one step at {setting_label(threads)}, MB above what the worker held before it "
+        "(tracemalloc: Python objects and NumPy arrays)"
+    )
+    print(table(headers, rows))
+    reasons = {FRAMEWORKS[n][0]: v for (_, n, _), v in memory.items() if isinstance(v, str)}
+    for label, why in reasons.items():
+        print(f"  n/a for {label}: {why}")
 
 
 def log(msg):
@@ -537,6 +571,20 @@ def main(argv=None):
                     errors[key] = str(e)
                     continue
                 times[key].extend(r["times"])
+    # Peak memory of one step per case and worker, after the timing (tracemalloc slows it down).
+    memory = {}  # (case, name, threads) -> bytes, or the reason there is none
+    if args.memory or args.verbose:
+        log("peak memory")
+        for key in times:
+            case, name, threads = key
+            if key in errors or threads != args.settings[0]:  # one setting: the memory is the same
+                continue
+            try:
+                r = workers[name, threads].request(timeout=600, cmd="memory", case=case)
+            except WorkerError as e:
+                memory[key] = f"error: {e}"
+                continue
+            memory[key] = r["why"] if r["peak"] is None else r["peak"]
     for w in workers.values():
         w.close()
     tmp.cleanup()
@@ -661,6 +709,9 @@ def main(argv=None):
             table(["case", "framework", "threads", "reps", "per batch", "min", "median", "IQR/median"], vrows)
         )
 
+    if memory:
+        print_memory(args, names, memory)
+
     if errors:
         print()
         for (case, name, threads), msg in errors.items():
@@ -687,6 +738,7 @@ def main(argv=None):
                         for t in args.settings
                     },
                     "slower_at_default": flagged,
+                    "peak_memory_bytes": {f"{c}/{n}/{setting_key(t)}": v for (c, n, t), v in memory.items()},
                     "times_s": {f"{c}/{n}/{setting_key(t)}": v for (c, n, t), v in times.items()},
                     "errors": {f"{c}/{n}/{setting_key(t)}": v for (c, n, t), v in errors.items()},
                 },

@@ -16,6 +16,10 @@ serves JSON-line requests on stdin, one JSON reply per line on stdout:
         thread pools loaded so far ("pools", see thread_pools).
     {"cmd": "time", "case": C, "reps": K}
         run K repetitions, reply {"times": [seconds per repetition, ...]}.
+    {"cmd": "memory", "case": C}
+        run one more repetition under tracemalloc and reply {"peak": bytes} (see
+        peak_memory), or {"peak": null, "why": ...} for a module whose arrays tracemalloc
+        does not see.
     {"cmd": "quit"}
 
 Every reply has "ok"; a failed request replies {"ok": false, "error": ...}.
@@ -35,6 +39,8 @@ A case module provides:
     prepare(data) -> data     optional: the case's arrays sent to that device
     sync()                    optional: wait for the device's queued work; called after
                               every repetition, before the clock stops
+    UNTRACED_MEMORY = "why"   optional: the arrays live outside Python's allocators
+                              (tracemalloc does not see them): no peak memory is measured
 
 This file imports no deep-learning framework itself.
 """
@@ -48,6 +54,7 @@ import re
 import sys
 import time
 import traceback
+import tracemalloc
 
 THREAD_VARS = (
     "OMP_NUM_THREADS",
@@ -119,6 +126,22 @@ def time_reps(step, reps, sync=_no_sync):
     return times
 
 
+def peak_memory(step, sync=_no_sync):
+    """The most memory that one call of ``step`` holds at once above what was held before it,
+    in bytes: tracemalloc's peak, which counts Python objects and NumPy's array buffers (not a
+    GPU's memory), from a warmed-up step (its caches and workspaces already made)."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        step()
+        sync()
+        return tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+
+
 def median(values):
     s = sorted(values)
     n = len(s)
@@ -164,6 +187,12 @@ class Worker:
         step = self.steps[case]
         gc.collect()
         return {"times": time_reps(step, reps, self.sync)}
+
+    def memory(self, case):
+        why = getattr(self.module, "UNTRACED_MEMORY", None)
+        if why:
+            return {"peak": None, "why": why}
+        return {"peak": peak_memory(self.steps[case], self.sync)}
 
 
 def main():
@@ -215,6 +244,8 @@ def main():
                 res = worker.setup(req["case"], req["data"], float(req.get("warmup", 0.5)))
             elif cmd == "time":
                 res = worker.time(req["case"], int(req["reps"]))
+            elif cmd == "memory":
+                res = worker.memory(req["case"])
             else:
                 raise ValueError(f"unknown command {cmd!r}")
             res["ok"] = True

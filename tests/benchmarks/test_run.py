@@ -90,3 +90,41 @@ def test_a_baseline_run_compares_this_checkout_with_the_other():
     assert "fnet (base)" in out
     assert "this checkout over the baseline" in out
     assert "largest: per_op / fnet / 1 thread: " in out
+
+
+@pytest.fixture(scope="module")
+def worker():
+    spec = importlib.util.spec_from_file_location("benchmarks_worker", RUN.parent / "worker.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_peak_memory_is_what_one_step_holds_at_once(worker):
+    import numpy
+
+    kept = numpy.ones(10**6)  # held before the step: not counted
+
+    def step():
+        a = numpy.ones(10**6)  # 8 MB, then another 8 MB while the first is alive, then freed
+        b = a + 1
+        return float(b[0] + kept[0])
+
+    peak = worker.peak_memory(step)
+    assert 16e6 <= peak < 17e6
+
+
+def test_a_run_with_memory_prints_the_peak_memory_table():
+    done = subprocess.run(
+        [sys.executable, str(RUN), "--quick", "--frameworks", "fnet,numpy", "--cases", "grad_penalty"]
+        + ["--threads", "1", "--rounds", "1", "--batch-time", "0.01", "--warmup", "0.01", "--memory"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    out = done.stdout
+    assert "peak memory of one step at 1 thread" in out
+    row = next(line for line in out.splitlines() if line.startswith("| grad_penalty") and "x |" not in line)
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert all(float(c) > 0 for c in cells[-2:])  # fnet and NumPy by hand, in MB
