@@ -64,6 +64,8 @@ FRAMEWORKS = {
     "jax": ("JAX jit", os.path.join(VENVS, "jax", "bin", "python"), []),
     # Chainer's case code run unchanged on fnet's Chainer layer (cases_compat.py)
     "compat": ("fnet.compat", sys.executable, [REPO]),
+    # fnet's cases, each update recorded once by fnet.capture and replayed (cases_captured.py)
+    "captured": ("fnet-captured", sys.executable, [REPO]),
     # no framework: the work itself, written by hand for some cases (cases_numpy.py)
     "numpy": ("NumPy by hand", sys.executable, []),
 }
@@ -84,7 +86,7 @@ DEFAULT = None
 # at default threads, a time per step more than this over the 1-thread time is flagged
 # (for these frameworks)
 SLOWER_LIMIT = 1.10
-FLAGGED = ("fnet", "compat")
+FLAGGED = ("fnet", "compat", "captured")
 
 
 # A framework "NAME@base" (with --baseline) is NAME as it stands in the baseline checkout: its
@@ -499,6 +501,8 @@ def main(argv=None):
             if threads == args.settings[0]:
                 on = f"; {info['device']}" if "device" in info else ""
                 print(f"  {name + ':':<8} {info['version']}, Python {info['python']}{on}")
+                if info.get("unavailable"):
+                    notes.append(f"{name}: not available: {info['unavailable']}")
         except WorkerError as e:
             hint = " (run benchmarks/setup_peers.sh)" if name in PEERS else ""
             notes.append(
@@ -607,9 +611,13 @@ def main(argv=None):
     names = [n for n in FRAMEWORKS if n in args.frameworks]
     ratio_peers = [p for p in RATIO_PEERS if p in args.frameworks]
     compat_peers = [p for p in ("fnet", "chainer") if p in args.frameworks]
+    # the fnet-captured ratio columns, where it ran (not before fnet.capture exists)
+    captured = any(n == "captured" and t for (_, n, _), t in times.items())
     for threads in args.settings:
         headers = ["case", "unit"] + [FRAMEWORKS[n][0] for n in names]
         headers += [f"fnet/{FRAMEWORKS[p][0]}" for p in ratio_peers]
+        if captured:
+            headers += [f"fnet-captured/{FRAMEWORKS[p][0]}" for p in ["fnet"] + ratio_peers]
         if "compat" in args.frameworks:
             headers += [f"fnet.compat/{FRAMEWORKS[p][0]}" for p in compat_peers]
         rows = []
@@ -619,6 +627,11 @@ def main(argv=None):
             for p in ratio_peers:
                 m = med(case, p, threads)
                 row.append(f"{f / m:.2f}x" if f and m else "-")
+            if captured:
+                c = med(case, "captured", threads)
+                for p in ["fnet"] + ratio_peers:
+                    m = med(case, p, threads)
+                    row.append(f"{c / m:.2f}x" if c and m else "-")
             if "compat" in args.frameworks:
                 c = med(case, "compat", threads)
                 for p in compat_peers:

@@ -34,6 +34,8 @@ A case module provides:
                               step() runs one repetition synchronously and
                               returns its result (a loss or a gradient)
     to_numpy(result) -> numpy array (moved to the host)
+    UNAVAILABLE = "why"       optional: the framework cannot run here (CASES is empty); the
+                              runner reports it as not available, with this reason
     use_device(spec) -> dict  optional: run the cases on device SPEC ('@cupy:0'); the
                               device's name. A module without it runs on the CPU only
     prepare(data) -> data     optional: the case's arrays sent to that device
@@ -226,6 +228,7 @@ def main():
             info.update(module.use_device(args.device))
         info["python"] = sys.version.split()[0]
         info["cases"] = list(module.CASES)
+        info["unavailable"] = getattr(module, "UNAVAILABLE", None)
     except BaseException:
         reply({"ok": False, "error": traceback.format_exc()})
         return 1

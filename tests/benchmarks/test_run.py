@@ -128,3 +128,24 @@ def test_a_run_with_memory_prints_the_peak_memory_table():
     row = next(line for line in out.splitlines() if line.startswith("| grad_penalty") and "x |" not in line)
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert all(float(c) > 0 for c in cells[-2:])  # fnet and NumPy by hand, in MB
+
+
+def test_fnet_captured_is_reported_not_available_without_fnet_capture():
+    import fnet
+
+    done = subprocess.run(
+        [sys.executable, str(RUN), "--quick", "--frameworks", "fnet,captured", "--cases", "per_op"]
+        + ["--threads", "1", "--rounds", "1", "--batch-time", "0.01", "--warmup", "0.01"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    row = next(line for line in done.stdout.splitlines() if line.startswith("| per_op "))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    if hasattr(fnet, "capture"):
+        assert "fnet-captured/fnet" in done.stdout
+        assert float(cells[3]) > 0  # case, unit, fnet, fnet-captured
+    else:
+        assert "captured: not available: this checkout's fnet has no fnet.capture" in done.stdout
+        assert cells[3] == "n/a"
