@@ -114,13 +114,13 @@ class WorkerError(Exception):
 class Worker:
     """A worker subprocess spoken to in JSON lines."""
 
-    def __init__(self, name, threads, logdir, device="@numpy"):
+    def __init__(self, name, threads, logdir, device="@numpy", keep_heap=False):
         self.name = name
         self.threads = threads
         label, python, paths = FRAMEWORKS[name]
         self.label = label
         home = HOMES.get(name, HERE)
-        env = worker_env(os.environ, threads)
+        env = worker_env(os.environ, threads, keep_heap)
         env["PYTHONPATH"] = os.pathsep.join(
             [home] + paths + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])
         )
@@ -197,12 +197,20 @@ class Worker:
         self.log.close()
 
 
-def worker_env(environ, threads):
+# --keep-heap: glibc's malloc keeps the memory of freed large blocks for the next ones (no
+# mmap per block up to 256 MiB, no trimming of the heap below 1 GiB of free memory at its top)
+KEEP_HEAP = "glibc.malloc.mmap_threshold=268435456:glibc.malloc.trim_threshold=1073741824"
+
+
+def worker_env(environ, threads, keep_heap=False):
     """The environment of a worker: the thread variables set to ``threads``, or, for the
-    machine's default threads (``threads is None``), removed."""
+    machine's default threads (``threads is None``), removed; with ``keep_heap``, glibc's
+    tunables that keep freed memory (KEEP_HEAP)."""
     env = {k: v for k, v in environ.items() if k not in THREAD_VARS}
     if threads is not DEFAULT:
         env.update({var: str(threads) for var in THREAD_VARS})
+    if keep_heap:
+        env["GLIBC_TUNABLES"] = ":".join(filter(None, (environ.get("GLIBC_TUNABLES"), KEEP_HEAP)))
     return env
 
 
@@ -328,6 +336,13 @@ def parse_args(argv):
         help="also run fnet and fnet.compat of the checkout DIR, interleaved, and compare",
     )
     ap.add_argument("--json", metavar="PATH", help="also write all timings to PATH as JSON")
+    ap.add_argument(
+        "--keep-heap",
+        action="store_true",
+        help="run every worker with glibc's malloc keeping freed memory (GLIBC_TUNABLES: "
+        "mmap_threshold 256 MiB, trim_threshold 1 GiB), so that large arrays do not page-fault "
+        "their memory in anew on every step",
+    )
     ap.add_argument(
         "--device",
         default="@numpy",
@@ -461,6 +476,8 @@ def main(argv=None):
                 f"torch.set_num_threads({threads})"
             )
     print(f"device: {args.device}")
+    if args.keep_heap:
+        print(f"--keep-heap: every worker runs with GLIBC_TUNABLES={KEEP_HEAP}")
     quick = " (--quick: smoke test, not a measurement)" if args.quick else ""
     print(
         f"rounds: {args.rounds}, batch ~{args.batch_time:.2g} s, warm-up {args.warmup:.2g} s, "
@@ -492,7 +509,7 @@ def main(argv=None):
                     notes.append(f"{name}: not set up, run benchmarks/setup_peers.sh")
                 continue
             try:
-                workers[name, threads] = Worker(name, threads, tmp.name, args.device)
+                workers[name, threads] = Worker(name, threads, tmp.name, args.device, args.keep_heap)
             except OSError as e:
                 notes.append(f"{name} ({setting_label(threads)}): cannot start {python}: {e}")
     for (name, threads), w in list(workers.items()):
@@ -528,6 +545,7 @@ def main(argv=None):
     setup = {}  # (case, name, threads) -> setup reply
     reps = {}  # (case, name, threads) -> repetitions per batch
     times = {}  # (case, name, threads) -> [seconds per rep]
+    faults = {}  # (case, name, threads) -> [minor page faults per batch, repetitions in it]
     errors = {}  # (case, name, threads) -> message
     pools = {}  # (name, threads) -> the thread pools loaded after its last setup
     for case in args.cases:
@@ -575,6 +593,10 @@ def main(argv=None):
                     errors[key] = str(e)
                     continue
                 times[key].extend(r["times"])
+                if r.get("faults") is not None:
+                    done = faults.setdefault(key, [0, 0])
+                    done[0] += r["faults"]
+                    done[1] += len(r["times"])
     # Peak memory of one step per case and worker, after the timing (tracemalloc slows it down).
     memory = {}  # (case, name, threads) -> bytes, or the reason there is none
     if args.memory or args.verbose:
@@ -716,11 +738,11 @@ def main(argv=None):
                         fmt_time(s[0] * shared.CASES[case][1]),
                         fmt_time(median(s) * shared.CASES[case][1]),
                         f"{100 * (q3 - q1) / median(s):.1f}%",
+                        f"{faults[key][0] / faults[key][1]:.0f}" if key in faults else "-",
                     ]
                 )
-        print(
-            table(["case", "framework", "threads", "reps", "per batch", "min", "median", "IQR/median"], vrows)
-        )
+        headers = ["case", "framework", "threads", "reps", "per batch", "min", "median", "IQR/median"]
+        print(table(headers + ["page faults/rep"], vrows))
 
     if memory:
         print_memory(args, names, memory)
@@ -753,6 +775,10 @@ def main(argv=None):
                     "slower_at_default": flagged,
                     "peak_memory_bytes": {f"{c}/{n}/{setting_key(t)}": v for (c, n, t), v in memory.items()},
                     "times_s": {f"{c}/{n}/{setting_key(t)}": v for (c, n, t), v in times.items()},
+                    "page_faults_per_rep": {
+                        f"{c}/{n}/{setting_key(t)}": v[0] / v[1] for (c, n, t), v in faults.items()
+                    },
+                    "keep_heap": args.keep_heap,
                     "errors": {f"{c}/{n}/{setting_key(t)}": v for (c, n, t), v in errors.items()},
                 },
                 f,

@@ -15,7 +15,8 @@ serves JSON-line requests on stdin, one JSON reply per line on stdout:
         with an estimate "est" of the seconds per repetition, and the
         thread pools loaded so far ("pools", see thread_pools).
     {"cmd": "time", "case": C, "reps": K}
-        run K repetitions, reply {"times": [seconds per repetition, ...]}.
+        run K repetitions, reply {"times": [seconds per repetition, ...], "faults": F}
+        (F: the minor page faults of the K repetitions, see minor_faults).
     {"cmd": "memory", "case": C}
         run one more repetition under tracemalloc and reply {"peak": bytes} (see
         peak_memory), or {"peak": null, "why": ...} for a module whose arrays tracemalloc
@@ -111,6 +112,17 @@ def thread_pools():
     return [{"library": name, "api": None, "threads": None} for name in names]
 
 
+def minor_faults():
+    """The minor page faults of this process so far: each is a page of fresh memory touched for
+    the first time (a large array whose memory the C allocator had returned to the system and
+    maps anew), which the kernel zeroes. None where ``resource`` is missing (not on Unix)."""
+    try:
+        import resource
+    except ImportError:
+        return None
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+
+
 def _no_sync():
     pass
 
@@ -188,7 +200,10 @@ class Worker:
     def time(self, case, reps):
         step = self.steps[case]
         gc.collect()
-        return {"times": time_reps(step, reps, self.sync)}
+        before = minor_faults()
+        times = time_reps(step, reps, self.sync)
+        after = minor_faults()
+        return {"times": times, "faults": None if before is None else after - before}
 
     def memory(self, case):
         why = getattr(self.module, "UNTRACED_MEMORY", None)

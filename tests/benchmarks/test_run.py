@@ -149,3 +149,37 @@ def test_fnet_captured_is_reported_not_available_without_fnet_capture():
     else:
         assert "captured: not available: this checkout's fnet has no fnet.capture" in done.stdout
         assert cells[3] == "n/a"
+
+
+def test_keep_heap_sets_glibcs_tunables_after_the_callers(run):
+    env = run.worker_env({"PATH": "/bin"}, 1, keep_heap=True)
+    assert env["GLIBC_TUNABLES"] == run.KEEP_HEAP
+    env = run.worker_env({"GLIBC_TUNABLES": "glibc.cpu.x86_ibt=on"}, 1, keep_heap=True)
+    assert env["GLIBC_TUNABLES"] == "glibc.cpu.x86_ibt=on:" + run.KEEP_HEAP
+    assert "GLIBC_TUNABLES" not in run.worker_env({"PATH": "/bin"}, 1)
+
+
+def test_minor_faults_count_fresh_pages(worker):
+    import mmap
+
+    pages = 256
+    with mmap.mmap(-1, pages * mmap.PAGESIZE) as fresh:  # anonymous memory, not touched yet
+        before = worker.minor_faults()
+        for page in range(pages):
+            fresh[page * mmap.PAGESIZE] = 1
+        assert worker.minor_faults() - before >= pages
+
+
+def test_verbose_run_reports_page_faults_per_repetition():
+    done = subprocess.run(
+        [sys.executable, str(RUN), "--quick", "--frameworks", "fnet", "--cases", "per_op", "--threads", "1"]
+        + ["--rounds", "1", "--batch-time", "0.01", "--warmup", "0.01", "--keep-heap", "-v"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "--keep-heap: every worker runs with GLIBC_TUNABLES=" in done.stdout
+    header = next(line for line in done.stdout.splitlines() if "page faults/rep" in line)
+    row = done.stdout.splitlines()[done.stdout.splitlines().index(header) + 2]
+    assert row.split("|")[-2].strip().isdigit()
