@@ -197,9 +197,10 @@ class Worker:
         self.log.close()
 
 
-# --keep-heap: glibc's malloc keeps the memory of freed large blocks for the next ones (no
-# mmap per block up to 256 MiB, no trimming of the heap below 1 GiB of free memory at its top)
-KEEP_HEAP = "glibc.malloc.mmap_threshold=268435456:glibc.malloc.trim_threshold=1073741824"
+# --keep-heap: glibc's malloc keeps the memory of freed large blocks for the next ones, in every
+# worker, whatever its framework: the thresholds of fnet.backend.tune_host_allocator() (no mmap
+# per block up to 32 MiB, no trimming of the heap below 256 MiB of free memory at its top)
+KEEP_HEAP = "glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=268435456"
 
 
 def worker_env(environ, threads, keep_heap=False):
@@ -340,8 +341,8 @@ def parse_args(argv):
         "--keep-heap",
         action="store_true",
         help="run every worker with glibc's malloc keeping freed memory (GLIBC_TUNABLES: "
-        "mmap_threshold 256 MiB, trim_threshold 1 GiB), so that large arrays do not page-fault "
-        "their memory in anew on every step",
+        "mmap_threshold 32 MiB, trim_threshold 256 MiB, as fnet.backend.tune_host_allocator() sets "
+        "them), so that large arrays do not page-fault their memory in anew on every step",
     )
     ap.add_argument(
         "--device",
