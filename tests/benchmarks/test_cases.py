@@ -52,3 +52,35 @@ def test_numpy_normal_elbo_matches_fnet(cases):
     numpy.testing.assert_allclose(
         losses(cases_numpy.normal_elbo, data, 2), losses(cases_fnet.normal_elbo, data, 2), rtol=1e-5
     )
+
+
+JAX_PYTHON = BENCHMARKS / ".venvs" / "jax" / "bin" / "python"
+JAX_CASES = ["per_op", "mlp_step", "mlp_adam_step", "grad_penalty", "lstm_lm_step", "cnn_step"]
+
+
+@pytest.mark.skipif(not JAX_PYTHON.exists(), reason="needs benchmarks/.venvs/jax (setup_peers.sh jax)")
+def test_jax_cases_match_fnet(cases):
+    """Two steps of each JAX case (in the JAX venv, one thread) against fnet's."""
+    import json
+    import subprocess
+
+    script = (
+        "import json, sys, numpy, shared, cases_jax\n"
+        "out = {}\n"
+        "for case in sys.argv[1:]:\n"
+        "    step = cases_jax.CASES[case](shared.make_data(case))\n"
+        "    out[case] = [float(numpy.sum(step(), dtype=numpy.float64)) for _ in range(2)]\n"
+        "print(json.dumps(out))\n"
+    )
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(BENCHMARKS), "OMP_NUM_THREADS": "1"}
+    done = subprocess.run(
+        [str(JAX_PYTHON), "-c", script, *JAX_CASES], capture_output=True, text=True, env=env, timeout=600
+    )
+    assert done.returncode == 0, done.stderr
+    jax_results = json.loads(done.stdout.strip().splitlines()[-1])
+    shared, _, cases_fnet = cases
+    for case in JAX_CASES:
+        step = cases_fnet.CASES[case](shared.make_data(case))
+        expected = [float(numpy.sum(numpy.asarray(step()), dtype=numpy.float64)) for _ in range(2)]
+        # float32 in both, summed in different orders; Adam's second step divides by sqrt(v)
+        numpy.testing.assert_allclose(jax_results[case], expected, rtol=1e-5, err_msg=case)
