@@ -1,6 +1,11 @@
-"""Benchmark cases written in fnet (run by worker.py in this interpreter)."""
+"""Benchmark cases written in fnet (run by worker.py in this interpreter).
 
-import math
+Every case is a pure update, ``update(*state) -> (result, new_state)`` (``new_state`` a tuple
+of the next call's arguments, or None where nothing changes), run by ``_repeated``: the case's
+step calls it on the state kept from the call before. ``WRAP`` is applied to each update first:
+the identity here; cases_captured.py sets it to ``fnet.capture``, so that the very same updates
+are recorded once and replayed.
+"""
 
 import numpy as np
 from shared import (
@@ -26,6 +31,23 @@ import fnet.ops as fo
 
 # The device the cases run on (use_device): the CPU unless the runner asks for a GPU.
 DEVICE = fnet.backend.CPU
+
+# Applied to every case's pure update when the case is built (cases_captured.py: fnet.capture).
+WRAP = None
+
+
+def _repeated(update, *state):
+    """The step of a case: ``update`` (through ``WRAP``) on the state its last call returned."""
+    update = update if WRAP is None else WRAP(update)
+    box = [state]
+
+    def step():
+        result, new_state = update(*box[0])
+        if new_state is not None:
+            box[0] = new_state
+        return result
+
+    return step
 
 
 def init(threads):
@@ -110,24 +132,18 @@ def per_op(data):
         return fo.sum(x)
 
     grad_chain = fnet.grad(chain)
-
-    def step():
-        return grad_chain(x)
-
-    return step
+    return _repeated(lambda x: (grad_chain(x), None), x)
 
 
 def mlp_step(data):
     x, t = data["x"], data["t"].astype(np.int32)
     value_and_grad = fnet.value_and_grad(linear_mlp_loss)
-    state = {"params": linear_params(data)}
 
-    def step():
-        loss, grads = value_and_grad(state["params"], x, t)
-        state["params"] = sgd(state["params"], grads)
-        return loss
+    def update(params):
+        loss, grads = value_and_grad(params, x, t)
+        return loss, (sgd(params, grads),)
 
-    return step
+    return _repeated(update, linear_params(data))
 
 
 def grad_penalty(data):
@@ -146,25 +162,18 @@ def grad_penalty(data):
         return s / out_size + GP_LAMBDA * fo.mean((norm - 1.0) ** 2)
 
     value_and_grad = fnet.value_and_grad(loss_fn)
-    state = {"params": mlp_params(data)}
 
-    def step():
-        loss, grads = value_and_grad(state["params"], x)
-        state["params"] = sgd(state["params"], grads)
-        return loss
+    def update(params):
+        loss, grads = value_and_grad(params, x)
+        return loss, (sgd(params, grads),)
 
-    return step
+    return _repeated(update, mlp_params(data))
 
 
 def softmax_xent(data):
     x, t = data["x"], data["t"]
     value_and_grad = fnet.value_and_grad(F.softmax_cross_entropy)
-
-    def step():
-        loss, _ = value_and_grad(x, t)
-        return loss
-
-    return step
+    return _repeated(lambda x: (value_and_grad(x, t)[0], None), x)
 
 
 def lstm_lm_step(data):
@@ -172,7 +181,6 @@ def lstm_lm_step(data):
     params = {k: v for k, v in data.items() if k != "tokens"}
     batch, units = tokens.shape[1], data["lat0_W"].shape[1]
     zeros = fnet.backend.xp(tokens).zeros((batch, units), np.float32)
-    state = {"params": params, "lstm": [(zeros, zeros)] * LM_LAYERS}
 
     def loss_fn(p, lstm_state):
         # Chainer's PTB example: per time step, embed -> LSTM -> LSTM -> linear -> softmax CE.
@@ -192,23 +200,25 @@ def lstm_lm_step(data):
 
     value_and_grad = fnet.value_and_grad(loss_fn, has_aux=True)
 
-    def step():
-        (loss, state["lstm"]), grads = value_and_grad(state["params"], state["lstm"])
-        # Chainer's GradientClipping: scale all gradients by LM_CLIP / global norm when it is above 1.
-        norm = sum(float((g * g).sum()) for g in fnet.tree.leaves(grads)) ** 0.5
-        scale = -LM_LR * min(1.0, LM_CLIP / norm)
-        state["params"] = fnet.tree.map(lambda p, g: g * scale + p, state["params"], grads)
-        return loss
+    def update(params, lstm_state):
+        (loss, lstm_state), grads = value_and_grad(params, lstm_state)
+        # Chainer's GradientClipping: scale all gradients by LM_CLIP / global norm when it is above
+        # 1 (in array operations, not Python floats, so that a captured step can replay it)
+        norm = fo.sqrt(sum(fo.sum(g * g) for g in fnet.tree.leaves(grads)))
+        scale = fo.minimum(LM_CLIP / norm, 1.0) * -LM_LR
+        return loss, (fnet.tree.map(lambda p, g: g * scale + p, params, grads), lstm_state)
 
-    return step
+    return _repeated(update, params, [(zeros, zeros)] * LM_LAYERS)
 
 
 def adam(params, grads, state):
-    """One step of Chainer's Adam as pure tree maps: the new params and the new state."""
+    """One step of Chainer's Adam as pure tree maps: the new params and the new state (whose step
+    count ``t`` is an array, so that a captured step sees the same signature on every call)."""
     t = state["t"] + 1
     m = fnet.tree.map(lambda m, g: m + (1 - ADAM_BETA1) * (g - m), state["m"], grads)
     v = fnet.tree.map(lambda v, g: v + (1 - ADAM_BETA2) * (g * g - v), state["v"], grads)
-    alpha_t = ADAM_ALPHA * math.sqrt(1 - ADAM_BETA2**t) / (1 - ADAM_BETA1**t)
+    # in float64 (t is a float64 scalar array), then as the float32 that the product uses anyway
+    alpha_t = fo.astype(ADAM_ALPHA * fo.sqrt(1 - ADAM_BETA2**t) / (1 - ADAM_BETA1**t), np.float32)
     params = fnet.tree.map(lambda p, m, v: p - alpha_t * m / (np.sqrt(v) + ADAM_EPS), params, m, v)
     return params, {"t": t, "m": m, "v": v}
 
@@ -227,14 +237,12 @@ def cnn_step(data):
 
     value_and_grad = fnet.value_and_grad(loss_fn)
     zeros = fnet.tree.map(np.zeros_like, params)
-    state = {"params": params, "adam": {"t": 0, "m": zeros, "v": zeros}}
 
-    def step():
-        loss, grads = value_and_grad(state["params"])
-        state["params"], state["adam"] = adam(state["params"], grads, state["adam"])
-        return loss
+    def update(params, adam_state):
+        loss, grads = value_and_grad(params)
+        return loss, adam(params, grads, adam_state)
 
-    return step
+    return _repeated(update, params, {"t": np.zeros((), np.float64), "m": zeros, "v": zeros})
 
 
 def mlp_adam_step(data):
@@ -245,14 +253,13 @@ def mlp_adam_step(data):
 
     adam = fnet.optim.Adam(alpha=ADAM_ALPHA, beta1=ADAM_BETA1, beta2=ADAM_BETA2, eps=ADAM_EPS)
     train_step = fnet.optim.make_train_step(loss_fn, adam)
+
+    def update(params, adam_state):
+        params, _, adam_state, metrics = train_step(params, None, adam_state, None)
+        return metrics["loss"], (params, adam_state)
+
     params = linear_params(data)
-    state = {"params": params, "adam": adam.init(params)}
-
-    def step():
-        state["params"], _, state["adam"], metrics = train_step(state["params"], None, state["adam"], None)
-        return metrics["loss"]
-
-    return step
+    return _repeated(update, params, adam.init(params))
 
 
 def normal_elbo(data):
@@ -268,14 +275,13 @@ def normal_elbo(data):
         return fo.sum(q.log_prob(z)) + fo.sum(D.kl_divergence(q, prior))
 
     grad = fnet.grad(loss_fn)
-    state = {"key": fnet.random.key(0)}
 
-    def step():
-        state["key"], key = fnet.random.split(state["key"])
-        g = grad(params, key)
-        return fo.sum(g["loc"]) + fo.sum(g["log_scale"])
+    def update(key):
+        key, subkey = fnet.random.split(key)
+        g = grad(params, subkey)
+        return fo.sum(g["loc"]) + fo.sum(g["log_scale"]), (key,)
 
-    return step
+    return _repeated(update, fnet.random.key(0))
 
 
 def resnet50_infer(data):
@@ -293,11 +299,11 @@ def resnet50_infer(data):
     device = fnet.backend.get_device_from_array(data["x"])  # the batch norms' own arrays too
     params, state = fnet.backend.to_device((params, state), device)
 
-    def step():
-        prob, _ = model.apply(params, data["x"], state, train=False)
-        return prob[:, 0]  # one class: a probe that can differ
+    def update(x):
+        prob, _ = model.apply(params, x, state, train=False)
+        return prob[:, 0], None  # one class: a probe that can differ
 
-    return step
+    return _repeated(update, data["x"])
 
 
 CASES = {

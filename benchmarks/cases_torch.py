@@ -22,6 +22,9 @@ from shared import (
     op_sequence,
 )
 
+# no peak memory from tracemalloc (worker.py)
+UNTRACED_MEMORY = "PyTorch's tensors come from its own allocator (c10), which tracemalloc does not see"
+
 
 def init(threads):
     if threads is not None:  # None: PyTorch's own defaults

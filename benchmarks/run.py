@@ -60,17 +60,22 @@ FRAMEWORKS = {
     "fnet": ("fnet", sys.executable, [REPO]),
     "chainer": ("Chainer", os.path.join(VENVS, "chainer", "bin", "python"), []),
     "torch": ("PyTorch", os.path.join(VENVS, "torch", "bin", "python"), []),
+    # each step one jax.jit-compiled XLA program, on the CPU (cases_jax.py)
+    "jax": ("JAX jit", os.path.join(VENVS, "jax", "bin", "python"), []),
     # Chainer's case code run unchanged on fnet's Chainer layer (cases_compat.py)
     "compat": ("fnet.compat", sys.executable, [REPO]),
+    # fnet's cases, each update recorded once by fnet.capture and replayed (cases_captured.py)
+    "captured": ("fnet-captured", sys.executable, [REPO]),
     # no framework: the work itself, written by hand for some cases (cases_numpy.py)
     "numpy": ("NumPy by hand", sys.executable, []),
 }
-PEERS = ("chainer", "torch")
+PEERS = ("chainer", "torch", "jax")
 # the frameworks that do not run on a GPU here, and why (--device @cupy:N)
 NOT_ON_GPU = {
     "chainer": "Chainer 7.8.1 needs NumPy < 2 and a CuPy of its time (cupy-cuda 7.x); it does not "
     "import next to this machine's NumPy 2 and CuPy 14",
     "numpy": "NumPy by hand is the CPU floor: it has no GPU path",
+    "jax": "the JAX venv holds the CPU build of jaxlib",
     "compat": "Chainer's case code (cases_chainer.py) keeps its links on the CPU; fnet.compat on a "
     "GPU is checked by the gpu tests, not timed",
 }
@@ -81,7 +86,7 @@ DEFAULT = None
 # at default threads, a time per step more than this over the 1-thread time is flagged
 # (for these frameworks)
 SLOWER_LIMIT = 1.10
-FLAGGED = ("fnet", "compat")
+FLAGGED = ("fnet", "compat", "captured")
 
 
 # A framework "NAME@base" (with --baseline) is NAME as it stands in the baseline checkout: its
@@ -109,13 +114,13 @@ class WorkerError(Exception):
 class Worker:
     """A worker subprocess spoken to in JSON lines."""
 
-    def __init__(self, name, threads, logdir, device="@numpy"):
+    def __init__(self, name, threads, logdir, device="@numpy", keep_heap=False):
         self.name = name
         self.threads = threads
         label, python, paths = FRAMEWORKS[name]
         self.label = label
         home = HOMES.get(name, HERE)
-        env = worker_env(os.environ, threads)
+        env = worker_env(os.environ, threads, keep_heap)
         env["PYTHONPATH"] = os.pathsep.join(
             [home] + paths + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])
         )
@@ -192,12 +197,21 @@ class Worker:
         self.log.close()
 
 
-def worker_env(environ, threads):
+# --keep-heap: glibc's malloc keeps the memory of freed large blocks for the next ones, in every
+# worker, whatever its framework: the thresholds of fnet.backend.tune_host_allocator() (no mmap
+# per block up to 32 MiB, no trimming of the heap below 256 MiB of free memory at its top)
+KEEP_HEAP = "glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=268435456"
+
+
+def worker_env(environ, threads, keep_heap=False):
     """The environment of a worker: the thread variables set to ``threads``, or, for the
-    machine's default threads (``threads is None``), removed."""
+    machine's default threads (``threads is None``), removed; with ``keep_heap``, glibc's
+    tunables that keep freed memory (KEEP_HEAP)."""
     env = {k: v for k, v in environ.items() if k not in THREAD_VARS}
     if threads is not DEFAULT:
         env.update({var: str(threads) for var in THREAD_VARS})
+    if keep_heap:
+        env["GLIBC_TUNABLES"] = ":".join(filter(None, (environ.get("GLIBC_TUNABLES"), KEEP_HEAP)))
     return env
 
 
@@ -324,12 +338,26 @@ def parse_args(argv):
     )
     ap.add_argument("--json", metavar="PATH", help="also write all timings to PATH as JSON")
     ap.add_argument(
+        "--keep-heap",
+        action="store_true",
+        help="run every worker with glibc's malloc keeping freed memory (GLIBC_TUNABLES: "
+        "mmap_threshold 32 MiB, trim_threshold 256 MiB, as fnet.backend.tune_host_allocator() sets "
+        "them), so that large arrays do not page-fault their memory in anew on every step",
+    )
+    ap.add_argument(
         "--device",
         default="@numpy",
         help="'@numpy' (the CPU, the default) or a GPU, '@cupy:N': fnet's arrays on CuPy device N, "
         "PyTorch on cuda:N; frameworks without a GPU path are listed as not run",
     )
-    ap.add_argument("-v", "--verbose", action="store_true", help="also print min and spread per measurement")
+    ap.add_argument(
+        "--memory",
+        action="store_true",
+        help="also measure each case's peak memory (one step under tracemalloc, after the timing)",
+    )
+    ap.add_argument(
+        "-v", "--verbose", action="store_true", help="also print min and spread per measurement, and --memory"
+    )
     args = ap.parse_args(argv)
     quick = args.quick
     if args.rounds is None:
@@ -396,6 +424,33 @@ def against_baseline(args, med):
         print(f"largest: {case} / {label} / {setting}: {ratio:.3f}")
 
 
+def fmt_bytes(value):
+    """Bytes as MB with 3 significant digits; a reason (a string) as n/a."""
+    return "n/a" if isinstance(value, str) else f"{value / 1e6:.3g}"
+
+
+def print_memory(args, names, memory):
+    """The table of peak memory per case and framework, one column per framework and setting,
+    and the reason for each n/a."""
+    threads = args.settings[0]
+    columns = [n for n in names if any(k[1:] == (n, threads) for k in memory)]
+    headers = ["case"] + [FRAMEWORKS[n][0] for n in columns]
+    rows = [
+        [case]
+        + [fmt_bytes(memory[case, n, threads]) if (case, n, threads) in memory else "-" for n in columns]
+        for case in args.cases
+    ]
+    print()
+    print(
+        f"peak memory of one step at {setting_label(threads)}, MB above what the worker held before it "
+        "(tracemalloc: Python objects and NumPy arrays)"
+    )
+    print(table(headers, rows))
+    reasons = {FRAMEWORKS[n][0]: v for (_, n, _), v in memory.items() if isinstance(v, str)}
+    for label, why in reasons.items():
+        print(f"  n/a for {label}: {why}")
+
+
 def log(msg):
     print(msg, file=sys.stderr, flush=True)
 
@@ -422,6 +477,8 @@ def main(argv=None):
                 f"torch.set_num_threads({threads})"
             )
     print(f"device: {args.device}")
+    if args.keep_heap:
+        print(f"--keep-heap: every worker runs with GLIBC_TUNABLES={KEEP_HEAP}")
     quick = " (--quick: smoke test, not a measurement)" if args.quick else ""
     print(
         f"rounds: {args.rounds}, batch ~{args.batch_time:.2g} s, warm-up {args.warmup:.2g} s, "
@@ -453,7 +510,7 @@ def main(argv=None):
                     notes.append(f"{name}: not set up, run benchmarks/setup_peers.sh")
                 continue
             try:
-                workers[name, threads] = Worker(name, threads, tmp.name, args.device)
+                workers[name, threads] = Worker(name, threads, tmp.name, args.device, args.keep_heap)
             except OSError as e:
                 notes.append(f"{name} ({setting_label(threads)}): cannot start {python}: {e}")
     for (name, threads), w in list(workers.items()):
@@ -462,6 +519,8 @@ def main(argv=None):
             if threads == args.settings[0]:
                 on = f"; {info['device']}" if "device" in info else ""
                 print(f"  {name + ':':<8} {info['version']}, Python {info['python']}{on}")
+                if info.get("unavailable"):
+                    notes.append(f"{name}: not available: {info['unavailable']}")
         except WorkerError as e:
             hint = " (run benchmarks/setup_peers.sh)" if name in PEERS else ""
             notes.append(
@@ -487,6 +546,7 @@ def main(argv=None):
     setup = {}  # (case, name, threads) -> setup reply
     reps = {}  # (case, name, threads) -> repetitions per batch
     times = {}  # (case, name, threads) -> [seconds per rep]
+    faults = {}  # (case, name, threads) -> [minor page faults per batch, repetitions in it]
     errors = {}  # (case, name, threads) -> message
     pools = {}  # (name, threads) -> the thread pools loaded after its last setup
     for case in args.cases:
@@ -534,6 +594,24 @@ def main(argv=None):
                     errors[key] = str(e)
                     continue
                 times[key].extend(r["times"])
+                if r.get("faults") is not None:
+                    done = faults.setdefault(key, [0, 0])
+                    done[0] += r["faults"]
+                    done[1] += len(r["times"])
+    # Peak memory of one step per case and worker, after the timing (tracemalloc slows it down).
+    memory = {}  # (case, name, threads) -> bytes, or the reason there is none
+    if args.memory or args.verbose:
+        log("peak memory")
+        for key in times:
+            case, name, threads = key
+            if key in errors or threads != args.settings[0]:  # one setting: the memory is the same
+                continue
+            try:
+                r = workers[name, threads].request(timeout=600, cmd="memory", case=case)
+            except WorkerError as e:
+                memory[key] = f"error: {e}"
+                continue
+            memory[key] = r["why"] if r["peak"] is None else r["peak"]
     for w in workers.values():
         w.close()
     tmp.cleanup()
@@ -556,9 +634,13 @@ def main(argv=None):
     names = [n for n in FRAMEWORKS if n in args.frameworks]
     ratio_peers = [p for p in RATIO_PEERS if p in args.frameworks]
     compat_peers = [p for p in ("fnet", "chainer") if p in args.frameworks]
+    # the fnet-captured ratio columns, where it ran (not before fnet.capture exists)
+    captured = any(n == "captured" and t for (_, n, _), t in times.items())
     for threads in args.settings:
         headers = ["case", "unit"] + [FRAMEWORKS[n][0] for n in names]
         headers += [f"fnet/{FRAMEWORKS[p][0]}" for p in ratio_peers]
+        if captured:
+            headers += [f"fnet-captured/{FRAMEWORKS[p][0]}" for p in ["fnet"] + ratio_peers]
         if "compat" in args.frameworks:
             headers += [f"fnet.compat/{FRAMEWORKS[p][0]}" for p in compat_peers]
         rows = []
@@ -568,6 +650,11 @@ def main(argv=None):
             for p in ratio_peers:
                 m = med(case, p, threads)
                 row.append(f"{f / m:.2f}x" if f and m else "-")
+            if captured:
+                c = med(case, "captured", threads)
+                for p in ["fnet"] + ratio_peers:
+                    m = med(case, p, threads)
+                    row.append(f"{c / m:.2f}x" if c and m else "-")
             if "compat" in args.frameworks:
                 c = med(case, "compat", threads)
                 for p in compat_peers:
@@ -652,11 +739,14 @@ def main(argv=None):
                         fmt_time(s[0] * shared.CASES[case][1]),
                         fmt_time(median(s) * shared.CASES[case][1]),
                         f"{100 * (q3 - q1) / median(s):.1f}%",
+                        f"{faults[key][0] / faults[key][1]:.0f}" if key in faults else "-",
                     ]
                 )
-        print(
-            table(["case", "framework", "threads", "reps", "per batch", "min", "median", "IQR/median"], vrows)
-        )
+        headers = ["case", "framework", "threads", "reps", "per batch", "min", "median", "IQR/median"]
+        print(table(headers + ["page faults/rep"], vrows))
+
+    if memory:
+        print_memory(args, names, memory)
 
     if errors:
         print()
@@ -684,7 +774,12 @@ def main(argv=None):
                         for t in args.settings
                     },
                     "slower_at_default": flagged,
+                    "peak_memory_bytes": {f"{c}/{n}/{setting_key(t)}": v for (c, n, t), v in memory.items()},
                     "times_s": {f"{c}/{n}/{setting_key(t)}": v for (c, n, t), v in times.items()},
+                    "page_faults_per_rep": {
+                        f"{c}/{n}/{setting_key(t)}": v[0] / v[1] for (c, n, t), v in faults.items()
+                    },
+                    "keep_heap": args.keep_heap,
                     "errors": {f"{c}/{n}/{setting_key(t)}": v for (c, n, t), v in errors.items()},
                 },
                 f,

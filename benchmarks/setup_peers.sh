@@ -3,9 +3,10 @@
 #
 #   benchmarks/.venvs/chainer   Python 3.11, numpy 1.26.*, chainer 7.8.1
 #   benchmarks/.venvs/torch     Python 3.11, torch 2.13.0 (CPU build), numpy
+#   benchmarks/.venvs/jax       Python 3.11, jax and jaxlib 0.10.x (CPU), numpy
 #
 # Idempotent: a venv whose framework already imports is left alone.
-# Usage: bash benchmarks/setup_peers.sh [chainer] [torch]   (default: both)
+# Usage: bash benchmarks/setup_peers.sh [chainer] [torch] [jax]   (default: all three)
 #   PYTHON=/path/to/python3.11  interpreter used to create the venvs
 #   FORCE=1                     rebuild even if the venv already works
 set -euo pipefail
@@ -15,6 +16,7 @@ VENVS="$HERE/.venvs"
 PYTHON="${PYTHON:-}"
 TORCH_WHEEL_DIR="${TORCH_WHEEL_DIR:-/opt/wheels}"
 TORCH_VERSION="2.13.0"
+JAX_VERSION="0.10"
 
 if [ -z "$PYTHON" ]; then
     for cand in python3.11 python3 python; do
@@ -85,14 +87,28 @@ setup_torch() {
     log "torch: ok ($("$VENVS/torch/bin/python" -c 'import torch, numpy; print("torch", torch.__version__, "numpy", numpy.__version__)'))"
 }
 
+setup_jax() {
+    local check="import jax; assert jax.__version__.startswith('$JAX_VERSION.'); assert jax.default_backend() == 'cpu'"
+    if [ "${FORCE:-0}" != 1 ] && works jax "$check"; then
+        log "jax: already set up, skipping"
+        return
+    fi
+    log "jax: creating venv"
+    make_venv jax
+    "$VENVS/jax/bin/python" -m pip install --quiet "jax==$JAX_VERSION.*" "jaxlib==$JAX_VERSION.*" numpy
+    "$VENVS/jax/bin/python" -c "$check"
+    log "jax: ok ($("$VENVS/jax/bin/python" -c 'import jax, numpy; print("jax", jax.__version__, "numpy", numpy.__version__)'))"
+}
+
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(chainer torch)
+[ ${#targets[@]} -eq 0 ] && targets=(chainer torch jax)
 start=$SECONDS
 for t in "${targets[@]}"; do
     case "$t" in
         chainer) setup_chainer ;;
         torch) setup_torch ;;
-        *) echo "setup_peers: unknown target '$t' (chainer|torch)" >&2; exit 2 ;;
+        jax) setup_jax ;;
+        *) echo "setup_peers: unknown target '$t' (chainer|torch|jax)" >&2; exit 2 ;;
     esac
 done
 log "done in $((SECONDS - start)) s"

@@ -15,7 +15,12 @@ serves JSON-line requests on stdin, one JSON reply per line on stdout:
         with an estimate "est" of the seconds per repetition, and the
         thread pools loaded so far ("pools", see thread_pools).
     {"cmd": "time", "case": C, "reps": K}
-        run K repetitions, reply {"times": [seconds per repetition, ...]}.
+        run K repetitions, reply {"times": [seconds per repetition, ...], "faults": F}
+        (F: the minor page faults of the K repetitions, see minor_faults).
+    {"cmd": "memory", "case": C}
+        run one more repetition under tracemalloc and reply {"peak": bytes} (see
+        peak_memory), or {"peak": null, "why": ...} for a module whose arrays tracemalloc
+        does not see.
     {"cmd": "quit"}
 
 Every reply has "ok"; a failed request replies {"ok": false, "error": ...}.
@@ -30,11 +35,15 @@ A case module provides:
                               step() runs one repetition synchronously and
                               returns its result (a loss or a gradient)
     to_numpy(result) -> numpy array (moved to the host)
+    UNAVAILABLE = "why"       optional: the framework cannot run here (CASES is empty); the
+                              runner reports it as not available, with this reason
     use_device(spec) -> dict  optional: run the cases on device SPEC ('@cupy:0'); the
                               device's name. A module without it runs on the CPU only
     prepare(data) -> data     optional: the case's arrays sent to that device
     sync()                    optional: wait for the device's queued work; called after
                               every repetition, before the clock stops
+    UNTRACED_MEMORY = "why"   optional: the arrays live outside Python's allocators
+                              (tracemalloc does not see them): no peak memory is measured
 
 This file imports no deep-learning framework itself.
 """
@@ -48,6 +57,7 @@ import re
 import sys
 import time
 import traceback
+import tracemalloc
 
 THREAD_VARS = (
     "OMP_NUM_THREADS",
@@ -102,6 +112,17 @@ def thread_pools():
     return [{"library": name, "api": None, "threads": None} for name in names]
 
 
+def minor_faults():
+    """The minor page faults of this process so far: each is a page of fresh memory touched for
+    the first time (a large array whose memory the C allocator had returned to the system and
+    maps anew), which the kernel zeroes. None where ``resource`` is missing (not on Unix)."""
+    try:
+        import resource
+    except ImportError:
+        return None
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+
+
 def _no_sync():
     pass
 
@@ -117,6 +138,22 @@ def time_reps(step, reps, sync=_no_sync):
         sync()
         times.append(clock() - t0)
     return times
+
+
+def peak_memory(step, sync=_no_sync):
+    """The most memory that one call of ``step`` holds at once above what was held before it,
+    in bytes: tracemalloc's peak, which counts Python objects and NumPy's array buffers (not a
+    GPU's memory), from a warmed-up step (its caches and workspaces already made)."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        step()
+        sync()
+        return tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
 
 
 def median(values):
@@ -163,7 +200,16 @@ class Worker:
     def time(self, case, reps):
         step = self.steps[case]
         gc.collect()
-        return {"times": time_reps(step, reps, self.sync)}
+        before = minor_faults()
+        times = time_reps(step, reps, self.sync)
+        after = minor_faults()
+        return {"times": times, "faults": None if before is None else after - before}
+
+    def memory(self, case):
+        why = getattr(self.module, "UNTRACED_MEMORY", None)
+        if why:
+            return {"peak": None, "why": why}
+        return {"peak": peak_memory(self.steps[case], self.sync)}
 
 
 def main():
@@ -197,6 +243,7 @@ def main():
             info.update(module.use_device(args.device))
         info["python"] = sys.version.split()[0]
         info["cases"] = list(module.CASES)
+        info["unavailable"] = getattr(module, "UNAVAILABLE", None)
     except BaseException:
         reply({"ok": False, "error": traceback.format_exc()})
         return 1
@@ -215,6 +262,8 @@ def main():
                 res = worker.setup(req["case"], req["data"], float(req.get("warmup", 0.5)))
             elif cmd == "time":
                 res = worker.time(req["case"], int(req["reps"]))
+            elif cmd == "memory":
+                res = worker.memory(req["case"])
             else:
                 raise ValueError(f"unknown command {cmd!r}")
             res["ok"] = True

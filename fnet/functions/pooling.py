@@ -3,7 +3,8 @@
 
 Window pooling is built on a few primitives over the same window geometry (a ``_Plan``):
 ``_window_sum`` and its adjoint ``_window_spread`` (average pooling and unpooling), ``_window_max``
-(max pooling; its VJP scatters to the argmax found by the non-differentiable ``_window_argmax``),
+(max pooling; its VJP ``_window_max_grad`` routes each gradient to the first maximum of its
+window, the element that the non-differentiable ``_window_argmax`` finds),
 and the pair ``_window_gather`` / ``_window_scatter`` that read and write one element per window
 (upsampling from pooling indices). Sums and maxima are separable: they take one strided view of
 the (padded) input per window offset along each axis in turn; gather and scatter index flat
@@ -125,8 +126,11 @@ def _reduce_windows(buffer, plan: _Plan, ufunc, dtype):
     """``ufunc`` reduced over every window, one spatial axis after the other (boxes are separable),
     accumulating in ``dtype``."""
     for axis, k in enumerate(plan.ksize):
-        acc = buffer[_axis_window(axis, 0, plan)].astype(dtype)
-        for j in range(1, k):
+        if k > 1 and buffer.dtype == dtype:  # the first two views into a new array, no copy first
+            acc, start = ufunc(buffer[_axis_window(axis, 0, plan)], buffer[_axis_window(axis, 1, plan)]), 2
+        else:
+            acc, start = buffer[_axis_window(axis, 0, plan)].astype(dtype), 1
+        for j in range(start, k):
             ufunc(acc, buffer[_axis_window(axis, j, plan)], out=acc)
         buffer = acc
     return buffer
@@ -192,6 +196,33 @@ def _window_argmax(x, y, *, plan):
     return index
 
 
+@primitive(name="pooling_window_max_grad")
+def _window_max_grad(g, x, y, *, plan):
+    """The VJP of ``_window_max``: each ``g`` sent to the first maximum of its window (row-major
+    over the kernel, as ``_window_argmax`` finds it; to the first element where none equals the
+    maximum, a NaN's window). Windows that do not overlap write their share straight into strided
+    views of the result, with no offsets or positions computed; overlapping ones add up through
+    ``_window_scatter``."""
+    if plan.overlapping:
+        return _window_scatter(g, plan=plan, index=_window_argmax(x, y, plan=plan))
+    xp = backend.xp(g)
+    padded = _padded(x, plan, -numpy.inf)
+    buffer = xp.zeros(g.shape[:2] + plan.padded, g.dtype)
+    offsets = _kernel_offsets(plan)
+    pending = None  # the windows whose maximum is not found yet
+    for offset in offsets:
+        hit = padded[_window(offset, plan)] == y
+        if pending is None:
+            pending = ~hit
+        else:
+            hit &= pending
+            pending ^= hit
+        xp.multiply(hit, g, out=buffer[_window(offset, plan)])
+    if pending.any():
+        buffer[_window(offsets[0], plan)] += xp.where(pending, g, 0)
+    return _crop(buffer, plan)
+
+
 @primitive(name="pooling_window_gather")
 def _window_gather(x, *, plan, index):
     """The element of every window at its kernel offset ``index`` (0 where it lies in the padding)."""
@@ -212,8 +243,11 @@ def _window_scatter(y, *, plan, index):
     return _crop(buffer.reshape(y.shape[:2] + plan.padded), plan)
 
 
-_window_max.defvjp(
-    lambda g, ans, x, *, plan: _window_scatter(g, plan=plan, index=_window_argmax(x, ans, plan=plan))
+_window_max.defvjp(lambda g, ans, x, *, plan: _window_max_grad(g, x, ans, plan=plan))
+_window_max_grad.defvjp(
+    lambda gg, ans, g, x, y, *, plan: _window_gather(gg, plan=plan, index=_window_argmax(x, y, plan=plan)),
+    None,
+    None,
 )
 _window_gather.defvjp(lambda g, ans, x, *, plan, index: _window_scatter(g, plan=plan, index=index))
 _window_scatter.defvjp(lambda g, ans, y, *, plan, index: _window_gather(g, plan=plan, index=index))

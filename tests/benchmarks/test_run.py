@@ -90,3 +90,96 @@ def test_a_baseline_run_compares_this_checkout_with_the_other():
     assert "fnet (base)" in out
     assert "this checkout over the baseline" in out
     assert "largest: per_op / fnet / 1 thread: " in out
+
+
+@pytest.fixture(scope="module")
+def worker():
+    spec = importlib.util.spec_from_file_location("benchmarks_worker", RUN.parent / "worker.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_peak_memory_is_what_one_step_holds_at_once(worker):
+    import numpy
+
+    kept = numpy.ones(10**6)  # held before the step: not counted
+
+    def step():
+        a = numpy.ones(10**6)  # 8 MB, then another 8 MB while the first is alive, then freed
+        b = a + 1
+        return float(b[0] + kept[0])
+
+    peak = worker.peak_memory(step)
+    assert 16e6 <= peak < 17e6
+
+
+def test_a_run_with_memory_prints_the_peak_memory_table():
+    done = subprocess.run(
+        [sys.executable, str(RUN), "--quick", "--frameworks", "fnet,numpy", "--cases", "grad_penalty"]
+        + ["--threads", "1", "--rounds", "1", "--batch-time", "0.01", "--warmup", "0.01", "--memory"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    out = done.stdout
+    assert "peak memory of one step at 1 thread" in out
+    row = next(line for line in out.splitlines() if line.startswith("| grad_penalty") and "x |" not in line)
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert all(float(c) > 0 for c in cells[-2:])  # fnet and NumPy by hand, in MB
+
+
+def test_fnet_captured_is_reported_not_available_without_fnet_capture():
+    import fnet
+
+    done = subprocess.run(
+        [sys.executable, str(RUN), "--quick", "--frameworks", "fnet,captured", "--cases", "per_op"]
+        + ["--threads", "1", "--rounds", "1", "--batch-time", "0.01", "--warmup", "0.01"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    row = next(line for line in done.stdout.splitlines() if line.startswith("| per_op "))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    if hasattr(fnet, "capture"):
+        assert "fnet-captured/fnet" in done.stdout
+        assert float(cells[3]) > 0  # case, unit, fnet, fnet-captured
+    else:
+        assert "captured: not available: this checkout's fnet has no fnet.capture" in done.stdout
+        assert cells[3] == "n/a"
+
+
+def test_keep_heap_sets_glibcs_tunables_after_the_callers(run):
+    env = run.worker_env({"PATH": "/bin"}, 1, keep_heap=True)
+    assert env["GLIBC_TUNABLES"] == run.KEEP_HEAP
+    env = run.worker_env({"GLIBC_TUNABLES": "glibc.cpu.x86_ibt=on"}, 1, keep_heap=True)
+    assert env["GLIBC_TUNABLES"] == "glibc.cpu.x86_ibt=on:" + run.KEEP_HEAP
+    assert "GLIBC_TUNABLES" not in run.worker_env({"PATH": "/bin"}, 1)
+
+
+def test_minor_faults_count_fresh_pages(worker):
+    import mmap
+
+    pages = 256
+    with mmap.mmap(-1, pages * mmap.PAGESIZE) as fresh:  # anonymous memory, not touched yet
+        before = worker.minor_faults()
+        for page in range(pages):
+            fresh[page * mmap.PAGESIZE] = 1
+        assert worker.minor_faults() - before >= pages
+
+
+def test_verbose_run_reports_page_faults_per_repetition():
+    done = subprocess.run(
+        [sys.executable, str(RUN), "--quick", "--frameworks", "fnet", "--cases", "per_op", "--threads", "1"]
+        + ["--rounds", "1", "--batch-time", "0.01", "--warmup", "0.01", "--keep-heap", "-v"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "--keep-heap: every worker runs with GLIBC_TUNABLES=" in done.stdout
+    header = next(line for line in done.stdout.splitlines() if "page faults/rep" in line)
+    row = done.stdout.splitlines()[done.stdout.splitlines().index(header) + 2]
+    assert row.split("|")[-2].strip().isdigit()

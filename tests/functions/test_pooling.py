@@ -15,6 +15,7 @@ import fnet
 import fnet.functions as F
 from fnet import ops
 from fnet.errors import DTypeError, InvalidInputError, ShapeError
+from fnet.functions import pooling as P
 from fnet.testing import check_grads
 
 FLOATS = [numpy.float32, numpy.float64]
@@ -178,6 +179,29 @@ def test_max_pooling_gradient_goes_to_the_first_maximum():
     # overlapping windows accumulate on a shared maximum
     g = fnet.grad(lambda x: ops.sum(F.max_pooling_1d(x, 2, stride=1)))(numpy.array([[[0.0, 5.0, 1.0]]]))
     numpy.testing.assert_array_equal(g, [[[0.0, 2.0, 0.0]]])
+
+
+@pytest.mark.parametrize(
+    "shape, ksize, stride, pad",
+    [
+        ((2, 3, 6, 6), 2, 2, 0),
+        ((1, 2, 7, 5), 2, 2, 1),
+        ((2, 1, 5, 7), (2, 3), (3, 3), (1, 0)),
+        ((1, 2, 9), 3, 4, 1),
+    ],
+)
+def test_max_pooling_gradient_without_overlap_is_the_scatter_to_the_argmax(shape, ksize, stride, pad):
+    """Windows that do not overlap take the strided path of ``_window_max_grad``: the same
+    gradient as scattering to ``_window_argmax`` (ties, padding, partial windows, NaN windows)."""
+    x = rand(*shape).round(0)  # many ties
+    x.flat[::7] = numpy.nan
+    g = rand(*F.max_pooling_nd(x, ksize, stride, pad).shape)
+    plan = P._plan("max_pooling_nd", x, None, ksize, stride, pad, True)
+    assert not plan.overlapping
+    y = P._window_max(x, plan=plan)
+    expected = P._window_scatter(g, plan=plan, index=P._window_argmax(x, y, plan=plan))
+    numpy.testing.assert_array_equal(P._window_max_grad(g, x, y, plan=plan), expected)
+    assert numpy.isnan(y).any() and numpy.count_nonzero(expected) > 0
 
 
 @pytest.mark.parametrize(
