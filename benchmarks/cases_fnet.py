@@ -259,7 +259,8 @@ def mlp_adam_step(data):
         return metrics["loss"], (params, adam_state)
 
     params = linear_params(data)
-    return _repeated(update, params, adam.init(params))
+    # the step count in an array: a captured update takes it as an input (the same bits as an int)
+    return _repeated(update, params, adam.init(params).with_array_count())
 
 
 def normal_elbo(data):
