@@ -684,6 +684,7 @@ UNCONVERTED: dict[str, str] = {
     "_im2col": "the patches layout of Chainer's im2col has no ONNX operator; use convolution",
     "shift": "Chainer's shift (per-channel translations) has no ONNX operator",
     "pooling_window_gather": "gathers by precomputed window indices (max-pooling gradients)",
+    "pooling_window_max_grad": _BACKWARD_ONLY + " (max pooling's gradient, windows apart)",
     "_cumprod": _NO_ONNX,
     "_fft": "ONNX's DFT (opset 17) returns real and imaginary parts, not Chainer's (real, imag) pair "
     "of inputs; not converted",
@@ -702,6 +703,10 @@ UNCONVERTED: dict[str, str] = {
     "special.ndtri": _NO_ONNX,
     "special.polygamma": _NO_ONNX,
     "special.zeta": _NO_ONNX,
+    **{
+        name: "communication between MPI ranks (fnet.distributed): a served ONNX model runs in one process"
+        for name in ("_send", "_recv", "_connect", "_bcast", "_gather", "_scatter", "_allgather", "_alltoall")
+    },
     "FunctionNode": "a user's Chainer FunctionNode: fnet.compat.onnx_chainer converts it",
     "function_hook_entry": "a marker of Chainer's function hooks: fnet.compat.onnx_chainer converts it",
     "function_hook_exit": "a marker of Chainer's function hooks: fnet.compat.onnx_chainer converts it",
