@@ -13,6 +13,8 @@ import pytest
 
 import fnet
 
+from ._mpi import mpiexec
+
 DIST = "fnet-chainer"  # PyPI's "fnet" is an unrelated project: the import name stays fnet
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -87,15 +89,6 @@ def test_pip_resolves_the_distribution_name_to_this_wheel(wheel):
     assert f"Would install {DIST}-{fnet.__version__}" in out, out
 
 
-def _mpiexec() -> str:
-    """The mpiexec that the mpi extra installs beside this interpreter (the MPICH wheel's)."""
-    pytest.importorskip("mpi4py", reason="the mpi extra is not installed: pip install 'fnet-chainer[mpi]'")
-    path = os.path.join(os.path.dirname(sys.executable), "mpiexec")
-    if not os.path.exists(path):
-        pytest.skip(f"mpi4py is installed but no MPI runtime wheel put mpiexec at {path}")
-    return path
-
-
 @pytest.mark.mpi
 def test_the_mpi_extra_brings_a_working_mpi():
     # only rank 0 prints: the ranks' standard outputs would interleave
@@ -105,7 +98,7 @@ def test_the_mpi_extra_brings_a_working_mpi():
         "else: c.gather(c.rank)"
     )
     out = subprocess.run(
-        [_mpiexec(), "-n", "2", sys.executable, "-c", probe],
+        [mpiexec(), "-n", "2", sys.executable, "-c", probe],
         capture_output=True,
         text=True,
         timeout=60,
