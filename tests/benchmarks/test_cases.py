@@ -86,3 +86,38 @@ def test_jax_cases_match_fnet(cases):
         expected = [float(numpy.sum(numpy.asarray(step()), dtype=numpy.float64)) for _ in range(2)]
         # float32 in both, summed in different orders; Adam's second step divides by sqrt(v)
         numpy.testing.assert_allclose(jax_results[case], expected, rtol=1e-5, err_msg=case)
+
+
+@pytest.mark.parametrize(
+    "case, steps",
+    [
+        ("per_op", 2),
+        ("mlp_step", 3),
+        ("mlp_adam_step", 3),
+        ("grad_penalty", 3),
+        ("softmax_xent", 2),
+        ("lstm_lm_step", 2),
+        ("cnn_step", 3),
+        ("normal_elbo", 2),
+    ],
+)
+def test_captured_cases_are_the_eager_cases_bit_for_bit(cases, case, steps):
+    """The fnet-captured column runs the same updates replayed (cases_captured.py): the results of
+    each step are the eager ones exactly (the same NumPy calls in the same order)."""
+    import fnet
+
+    shared, _, cases_fnet = cases
+    data = shared.make_data(case)
+
+    def results():
+        step = cases_fnet.CASES[case]({k: v.copy() for k, v in data.items()})
+        return [numpy.array(step(), copy=True) for _ in range(steps)]
+
+    eager = results()
+    cases_fnet.WRAP = fnet.capture
+    try:
+        captured = results()
+    finally:
+        cases_fnet.WRAP = None
+    for e, c in zip(eager, captured):
+        assert e.dtype == c.dtype and numpy.array_equal(e, c), (e, c)
