@@ -163,6 +163,7 @@ class Captured:
             recordings.count -= 1
             _active.reset(token)
             recorder.open = False
+        recorder.check_constants()
         out_leaves, out_structure = _tree.flatten(result)
         plan = compile_plan(
             recorder.ops,

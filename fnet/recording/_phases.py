@@ -49,6 +49,7 @@ class PhasedRecording:
         backward outputs (leaves: captured arrays, or constants returned as they are).
         ``residuals`` are their captured arrays."""
         self.recorder.open = False
+        self.recorder.check_constants()
         ops = self.recorder.ops
         n_ops, n_slots = self._mark if self._mark is not None else (len(ops), self.recorder.slots)
         groups = _alias_groups(ops)

@@ -12,6 +12,7 @@ writing it into an array that the recording does not know.
 from __future__ import annotations
 
 import contextvars
+import hashlib
 import os
 import sys
 
@@ -141,6 +142,8 @@ class Recorder:
         self.ops: list[Op] = []
         self.slots = 0
         self.open = True
+        # the plain arrays the ops read (constants of the replay), by id: (array, digest)
+        self.constants: dict[int, tuple] = {}
 
     def input(self, value) -> CapturedArray:
         """A captured array standing for an input of the step."""
@@ -176,8 +179,47 @@ class Recorder:
                     hint="return every value the step makes from the step itself",
                 )
             )
+        for array in _plain_arrays_in((op.args, op.kwargs)):
+            if id(array) not in self.constants:
+                self.constants[id(array)] = (array, _digest(array))
         self.ops.append(op)
         return op.result
+
+    def check_constants(self) -> None:
+        """Refuse a recording in which a plain array was changed in place after an op read it:
+        a replay would give that op the array's last values, not those it read."""
+        for array, digest in self.constants.values():
+            if _digest(array) != digest:
+                raise CaptureError(
+                    message(
+                        "fnet.capture",
+                        "a plain array (not made from the step's inputs) that the step used was "
+                        "changed in place later in the step: a replay would read its last values "
+                        "where the recording read earlier ones",
+                        {"array": array},
+                        "make a new array instead of changing it, or make it from a recorded one "
+                        "(numpy.zeros_like(x)), or keep this step eager",
+                    )
+                )
+
+
+def _plain_arrays_in(template) -> list:
+    """The NumPy arrays (not captured ones) in ``template``, through tuples, lists and dicts."""
+    kind = type(template)
+    if kind is numpy.ndarray:
+        return [template]
+    if kind is tuple or kind is list:
+        return [a for t in template for a in _plain_arrays_in(t)]
+    if kind is dict:
+        return [a for t in template.values() for a in _plain_arrays_in(t)]
+    return []
+
+
+def _digest(array) -> bytes:
+    """A digest of the array's contents (object arrays: their identity only)."""
+    if array.dtype.kind == "O":
+        return b""
+    return hashlib.blake2b(array.tobytes(), digest_size=16).digest()
 
 
 def _raw(template, recorder: Recorder):

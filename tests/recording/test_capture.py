@@ -401,3 +401,25 @@ def test_bad_arguments_of_capture_are_clear_errors():
         fnet.capture(3)
     with pytest.raises(fnet.errors.ArgumentTypeError, match="max_records"):
         fnet.capture(lambda x: x, max_records=0)
+
+
+def test_a_plain_array_changed_after_an_op_read_it_is_refused():
+    def step(x):
+        scale = numpy.ones(3)
+        y = x * scale
+        scale[0] = 5.0  # a replay would give the product above this value
+        return y + scale
+
+    with pytest.raises(CaptureError, match="changed in place"):
+        fnet.capture(step)(numpy.ones(3))
+
+
+def test_a_plain_array_built_before_its_use_is_a_constant():
+    def step(x):
+        scale = numpy.ones(3)
+        scale[0] = 5.0  # changed before any op reads it: a constant of the replay
+        return x * scale
+
+    captured = fnet.capture(step)
+    captured(numpy.ones(3))
+    assert captured(numpy.full(3, 2.0)).tolist() == [10.0, 2.0, 2.0]
