@@ -22,6 +22,7 @@ from .. import backend
 from ..errors import CaptureError
 from ..recording import CapturedArray
 from ..recording._phases import PhasedRecording
+from ..recording._record import layout_of
 from . import configuration
 from .link import persistent_array_slots
 from .variable import Variable
@@ -81,7 +82,7 @@ class _UpdatedObjects:
 
     def layout(self) -> tuple:
         """The layouts of the arrays (the counts are inputs, not part of a signature)."""
-        return tuple(_layout(v) for v in self.read(grads=False)[: -self.n_counts])
+        return tuple(layout_of(v) for v in self.read(grads=False)[: -self.n_counts])
 
 
 class CapturedUpdate:
@@ -107,7 +108,7 @@ class CapturedUpdate:
                 bool(configuration.config.train),
                 bool(configuration.config.enable_backprop),
                 objects.layout(),
-                tuple(_layout(a) for a in arrays),
+                tuple(layout_of(a) for a in arrays),
                 tuple(sorted(kwds.items())),
                 tuple(id(h) for h in (*hooks.pre.values(), *hooks.post.values())),
             )
@@ -165,10 +166,6 @@ class CapturedUpdate:
         self.plans[key] = plan
         self.counts["records"] += 1
         return True
-
-
-def _layout(a):
-    return (type(a), a.shape, a.dtype, a.strides) if backend.is_array(a) else (type(a), a)
 
 
 class _Snapshot:

@@ -34,7 +34,17 @@ from .. import backend
 from .. import tree as _tree
 from ..errors import ArgumentTypeError, CaptureError, message
 from ._plan import Plan, compile_plan
-from ._record import CapturedArray, Recorder, _active, _captured_in, active_recorder, record_call, recordings
+from ._record import (
+    CapturedArray,
+    Recorder,
+    _active,
+    _captured_in,
+    _is_traced,
+    active_recorder,
+    layout_of,
+    record_call,
+    recordings,
+)
 
 __all__ = ["capture", "Captured", "CapturedArray", "opaque", "is_recording"]
 
@@ -58,10 +68,6 @@ def opaque(fn: Callable) -> Callable:
         return record_call(fn, args, kwargs)
 
     return kept_whole
-
-
-def _is_traced(x) -> bool:
-    return hasattr(x, "record") and hasattr(x, "level")  # an autodiff tracer, seen from below
 
 
 class Captured:
@@ -100,15 +106,9 @@ class Captured:
             return self.fn(*args, **kwargs)
         statics, dynamic_args, dynamic_kwargs = self._split(args, kwargs)
         leaves, structure = _tree.flatten((dynamic_args, dynamic_kwargs))
-        signature = []
-        for leaf in leaves:
-            if backend.is_array(leaf):
-                signature.append((type(leaf), leaf.shape, leaf.dtype, getattr(leaf, "strides", None)))
-            elif _is_traced(leaf):
-                return self.fn(*args, **kwargs)  # under an outer transform: eager
-            else:
-                signature.append((type(leaf), leaf))
-        key = (structure, statics, tuple(signature))
+        if any(_is_traced(leaf) for leaf in leaves):
+            return self.fn(*args, **kwargs)  # under an outer transform: eager
+        key = (structure, statics, tuple(layout_of(leaf) for leaf in leaves))
         try:
             plan = self._plans.get(key)
         except TypeError as error:
@@ -128,9 +128,12 @@ class Captured:
         outputs = plan.replay(*[leaves[i] for i in plan.array_leaves])
         return _tree.unflatten(plan.out_structure, outputs)
 
+    def _static_positions(self, n: int) -> set:
+        """The positions among ``n`` positional arguments that ``static_argnums`` names."""
+        return {i % n for i in self.static_argnums if -n <= i < n}
+
     def _split(self, args: tuple, kwargs: dict):
-        n = len(args)
-        nums = {i % n for i in self.static_argnums if -n <= i < n}
+        nums = self._static_positions(len(args))
         statics = tuple(args[i] for i in sorted(nums)) + tuple(
             (k, kwargs[k]) for k in self.static_argnames if k in kwargs
         )
@@ -183,7 +186,7 @@ class Captured:
 
     def _merge(self, args, kwargs, dynamic_args, dynamic_kwargs):
         n = len(args)
-        nums = {i % n for i in self.static_argnums if -n <= i < n}
+        nums = self._static_positions(n)
         it = iter(dynamic_args)
         call_args = tuple(args[i] if i in nums else next(it) for i in range(n))
         call_kwargs = {k: (kwargs[k] if k in self.static_argnames else dynamic_kwargs[k]) for k in kwargs}

@@ -103,18 +103,13 @@ def _layout(c: CapturedArray):
 def _recyclable(ops: list, outputs: list, inputs: list) -> set:
     """Slots whose buffer may be given to a later ufunc once they are dead: fresh ufunc results
     (ndarrays of at least one dimension) read only by ufunc calls, never outputs, never changed."""
-    candidates = {}
-    for op in ops:
-        if op.fresh and type(op.result) is CapturedArray and isinstance(op.fn, numpy.ufunc):
-            value = op.result.value
-            if type(value) is numpy.ndarray and value.ndim >= 1:
-                candidates[op.result.slot] = op.result
+    candidates = {op.result.slot for op in ops if _makes_a_fresh_array(op)}
     banned = {c.slot for c in outputs} | {c.slot for c in inputs}
     for op in ops:
         banned.update(m.slot for m in op.mutates)
         if not (op.fresh and isinstance(op.fn, numpy.ufunc)) or "where" in op.kwargs:
             banned.update(c.slot for c in _reads(op))
-    return {s for s in candidates if s not in banned}
+    return candidates - banned
 
 
 class _Writer:
@@ -181,16 +176,22 @@ class _Writer:
         return f"{self.target(op.result)} = {call}"
 
 
-def _takes_a_buffer(op: Op) -> bool:
-    """Whether ``op`` is a ufunc call that can write its result into a dead temporary."""
+def _makes_a_fresh_array(op: Op) -> bool:
+    """Whether ``op`` is a ufunc call whose one result is a new ndarray of at least one
+    dimension (a NumPy scalar cannot be written into)."""
     return (
         op.fresh
         and type(op.result) is CapturedArray
         and isinstance(op.fn, numpy.ufunc)
-        and "where" not in op.kwargs
         and type(op.result.value) is numpy.ndarray
         and op.result.value.ndim >= 1
-        and op.result.value.nbytes >= _REUSE_MIN_BYTES
+    )
+
+
+def _takes_a_buffer(op: Op) -> bool:
+    """Whether ``op`` is a ufunc call that can write its result into a dead temporary."""
+    return (
+        _makes_a_fresh_array(op) and "where" not in op.kwargs and op.result.value.nbytes >= _REUSE_MIN_BYTES
     )
 
 

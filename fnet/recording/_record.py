@@ -31,6 +31,7 @@ __all__ = [
     "call_recorded",
     "concrete_error",
     "recordings",
+    "layout_of",
 ]
 
 _active: contextvars.ContextVar[Recorder | None] = contextvars.ContextVar("fnet_capture", default=None)
@@ -204,15 +205,8 @@ class Recorder:
 
 
 def _plain_arrays_in(template) -> list:
-    """The NumPy arrays (not captured ones) in ``template``, through tuples, lists and dicts."""
-    kind = type(template)
-    if kind is numpy.ndarray:
-        return [template]
-    if kind is tuple or kind is list:
-        return [a for t in template for a in _plain_arrays_in(t)]
-    if kind is dict:
-        return [a for t in template.values() for a in _plain_arrays_in(t)]
-    return []
+    """The NumPy arrays (not captured ones) in ``template``."""
+    return _leaves_of_type(template, numpy.ndarray)
 
 
 def _digest(array) -> bytes:
@@ -246,17 +240,31 @@ def _raw(template, recorder: Recorder):
 
 
 def _captured_in(template) -> list:
-    """The captured arrays in ``template`` (through tuples, lists, dicts and slices)."""
+    """The captured arrays in ``template``."""
+    return _leaves_of_type(template, CapturedArray)
+
+
+def _leaves_of_type(template, leaf_type: type) -> list:
+    """The objects of exactly ``leaf_type`` in ``template`` (through tuples, lists, dicts and
+    slices: the containers NumPy calls take their operands in)."""
     kind = type(template)
-    if kind is CapturedArray:
+    if kind is leaf_type:
         return [template]
     if kind is tuple or kind is list:
-        return [c for t in template for c in _captured_in(t)]
+        return [c for t in template for c in _leaves_of_type(t, leaf_type)]
     if kind is dict:
-        return [c for t in template.values() for c in _captured_in(t)]
+        return [c for t in template.values() for c in _leaves_of_type(t, leaf_type)]
     if kind is slice:
-        return _captured_in((template.start, template.stop, template.step))
+        return _leaves_of_type((template.start, template.stop, template.step), leaf_type)
     return []
+
+
+def layout_of(x) -> tuple:
+    """What a recording assumes of an input leaf: an array's type, shape, dtype and strides (a
+    replay on another layout could take other paths through BLAS), or a non-array's value."""
+    if backend.is_array(x):
+        return (type(x), x.shape, x.dtype, getattr(x, "strides", None))
+    return (type(x), x)
 
 
 def _is_traced(x) -> bool:
