@@ -31,6 +31,7 @@ from .. import backend, ops
 from ..autodiff import primitive
 from ..autodiff.tracer import shape_of as _shape
 from ..errors import InvalidInputError, ShapeError, message
+from ..ops.linalg import raw_matmul
 from ._checks import check_float, check_ndim, check_same_dtype
 
 __all__ = [
@@ -197,7 +198,7 @@ def _grouped(matrix, groups: int):
 def _conv(x, W, *, geom: _Geometry):
     """Correlate images ``x`` ``(n, c, *size)`` with filters ``W`` ``(o, c / groups, *ksize)``."""
     xp, g, n, o = backend.xp(x), geom.groups, x.shape[0], W.shape[0]
-    y = xp.matmul(_grouped(W, g), _grouped(_im2col(x, geom), g))
+    y = raw_matmul(_grouped(W, g), _grouped(_im2col(x, geom), g))
     y = y.reshape(o, n, *_layout(geom).grid)[_crop(geom.out)]
     return xp.ascontiguousarray(y.swapaxes(0, 1))
 
@@ -206,7 +207,7 @@ def _conv(x, W, *, geom: _Geometry):
 def _deconv(y, W, *, geom: _Geometry):
     """The transpose of ``_conv`` in ``x``: maps ``y`` ``(n, o, *out)`` to images ``(n, c, *size)``."""
     g = geom.groups
-    col = backend.xp(y).matmul(_grouped(W, g).swapaxes(1, 2), _grouped(_outputs_major(y, geom), g))
+    col = raw_matmul(_grouped(W, g).swapaxes(1, 2), _grouped(_outputs_major(y, geom), g))
     return _col2im(col, W.shape[1] * g, y.shape[0], geom)
 
 
@@ -215,9 +216,7 @@ def _filter_grad(x, y, *, geom: _Geometry):
     """The transpose of ``_conv`` in ``W``: the products of ``y`` with the patches of ``x``, summed
     over the batch and the output positions, as filters ``(o, c / groups, *ksize)``."""
     g = geom.groups
-    w = backend.xp(x).matmul(
-        _grouped(_outputs_major(y, geom), g), _grouped(_im2col(x, geom), g).swapaxes(1, 2)
-    )
+    w = raw_matmul(_grouped(_outputs_major(y, geom), g), _grouped(_im2col(x, geom), g).swapaxes(1, 2))
     return w.reshape(y.shape[1], x.shape[1] // g, *geom.ksize)
 
 
