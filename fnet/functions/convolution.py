@@ -145,6 +145,12 @@ def _images(xp, channels: int, batch: int, geom: _Geometry, dtype):
     return flat, padded, interior
 
 
+# _CHANNEL_MAJOR: the convolution trio returns (batch, channels, ...) views of channel-major
+# buffers instead of copying them into batch-major order. Elementwise operations (bias, relu) and
+# pooling keep their operand's memory order, so the next convolution's im2col, and in the backward
+# pass _outputs_major, find (channels, batch, ...) already contiguous and copy nothing.
+
+
 # -- im2col / col2im on raw arrays ------------------------------------------------------------
 def _im2col(x, geom: _Geometry):
     """The patches of images ``x`` ``(n, c, *size)`` as the matrix ``(c * prod(ksize), n * prod(grid))``
@@ -173,7 +179,7 @@ def _col2im(col, channels: int, batch: int, geom: _Geometry):
     for patch, window in layout.windows:
         part = target[window]
         part += col[patch].reshape(part.shape)
-    return xp.ascontiguousarray(interior.swapaxes(0, 1))
+    return interior.swapaxes(0, 1)  # channel-major in memory, as _conv's outputs
 
 
 def _outputs_major(y, geom: _Geometry):
@@ -197,10 +203,10 @@ def _grouped(matrix, groups: int):
 @primitive(name="convolution")
 def _conv(x, W, *, geom: _Geometry):
     """Correlate images ``x`` ``(n, c, *size)`` with filters ``W`` ``(o, c / groups, *ksize)``."""
-    xp, g, n, o = backend.xp(x), geom.groups, x.shape[0], W.shape[0]
+    g, n, o = geom.groups, x.shape[0], W.shape[0]
     y = raw_matmul(_grouped(W, g), _grouped(_im2col(x, geom), g))
     y = y.reshape(o, n, *_layout(geom).grid)[_crop(geom.out)]
-    return xp.ascontiguousarray(y.swapaxes(0, 1))
+    return y.swapaxes(0, 1)  # channel-major in memory: see _CHANNEL_MAJOR
 
 
 @primitive(name="deconvolution")

@@ -122,6 +122,15 @@ def _window(offset: tuple, plan: _Plan) -> tuple:
     return (Ellipsis,) + tuple(_slice(axis, j, plan) for axis, j in enumerate(offset))
 
 
+def _zeros_in_order_of(like, shape, dtype):
+    """Zeros of ``shape``, channel-major in memory when ``like`` is (a convolution's output is):
+    the gradient keeps the memory order of the value it belongs to."""
+    xp = backend.xp(like)
+    if like.ndim > 2 and like.shape[0] > 1 and like.strides[1] > like.strides[0] > 0:
+        return xp.zeros((shape[1], shape[0], *shape[2:]), dtype).swapaxes(0, 1)
+    return xp.zeros(shape, dtype)
+
+
 def _reduce_windows(buffer, plan: _Plan, ufunc, dtype):
     """``ufunc`` reduced over every window, one spatial axis after the other (boxes are separable),
     accumulating in ``dtype``."""
@@ -207,7 +216,7 @@ def _window_max_grad(g, x, y, *, plan):
         return _window_scatter(g, plan=plan, index=_window_argmax(x, y, plan=plan))
     xp = backend.xp(g)
     padded = _padded(x, plan, -numpy.inf)
-    buffer = xp.zeros(g.shape[:2] + plan.padded, g.dtype)
+    buffer = _zeros_in_order_of(x, g.shape[:2] + plan.padded, g.dtype)
     offsets = _kernel_offsets(plan)
     pending = None  # the windows whose maximum is not found yet
     for offset in offsets:
