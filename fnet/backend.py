@@ -115,12 +115,18 @@ def xp(*arrays):
     for a in arrays:
         while hasattr(a, "record"):  # look through tracers, of every level
             a = a.value
-        if type(a) is not numpy.ndarray and type(a).__module__.startswith("cupy"):
-            return _load_cupy()
+        kind = type(a)
+        if kind is not numpy.ndarray:
+            if kind.__module__.startswith("cupy"):
+                return _load_cupy()
+            module_of = _module_of.get(kind)
+            if module_of is not None and (module := module_of(a)) is not numpy:
+                return module
     return numpy
 
 
 _array_types: tuple = (numpy.ndarray, numpy.generic)
+_module_of: dict = {}
 
 
 def register_array_type(cls: type) -> None:
@@ -128,6 +134,13 @@ def register_array_type(cls: type) -> None:
     (``fnet.capture`` records what is done to its ``CapturedArray``)."""
     global _array_types
     _array_types = (*_array_types, cls)
+
+
+def register_array_module(cls: type, module_of) -> None:
+    """Have ``xp`` answer ``module_of(x)`` for an ``x`` of type ``cls`` (numpy: look at the other
+    operands): a captured array on a device records the calls made on its module. Such an ``x``
+    holds the array it stands for in ``x.value`` (where ``check_same_device`` looks)."""
+    _module_of[cls] = module_of
 
 
 def is_array(x) -> bool:
@@ -225,7 +238,7 @@ def check_same_device(op: str, operands: dict) -> None:
     value) do not all live on one device. Scalars and NumPy scalars go with any device."""
     seen = {}
     for name, value in operands.items():
-        while hasattr(value, "record"):  # look through tracers
+        while hasattr(value, "record") or type(value) in _module_of:  # through tracers, stand-ins
             value = value.value
         device = _device_name(value)
         if device is not None:

@@ -27,6 +27,7 @@ from ..autodiff.tracer import shape_of as _shape
 from ..autodiff.tracer import unbox_all
 from ..deferred import Deferred, deferrable
 from ..errors import InvalidInputError, ShapeError, message
+from ..ops.indexing import device_scatter_add
 from ._checks import check_float, check_labels, check_ndim, check_same_dtype
 from .array import _pair, im2col, spatial_transformer_sampler
 
@@ -276,10 +277,8 @@ def _add_rows(gW, ids, rows):
     """``gW[ids[k]] += rows[k]`` for every k, repeated ids adding up."""
     if backend.xp(gW) is numpy:
         numpy.add.at(gW, ids, rows)
-    else:  # pragma: no cover - needs a GPU
-        import cupyx
-
-        cupyx.scatter_add(gW, ids, rows)
+    else:
+        device_scatter_add(gW, ids, rows)
 
 
 @primitive(name="embed_id_grad")

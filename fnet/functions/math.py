@@ -23,6 +23,7 @@ from ..autodiff.tracer import shape_of as _shape
 from ..autodiff.tracer import unbox_all
 from ..errors import ArgumentTypeError, DTypeError, InvalidInputError, ShapeError, message
 from ..ops.linalg import in_linalg_precision
+from ..recording import opaque
 from ._checks import check_axis, check_float, check_ndim, check_same_dtype, check_same_shape
 from .array import pass_through
 from .sparse import sparse_matmul
@@ -805,6 +806,7 @@ def _special(name: str):
     """A primitive applying ``scipy.special.<name>`` (``cupyx.scipy.special`` on the GPU) to its
     operands; the result has the dtype of the last operand (float16 is computed in float32)."""
 
+    @opaque  # on a device a captured step calls it whole: cupyx's kernels take device arrays only
     def impl(*args):
         xp = backend.xp(*args)
         if xp is numpy:

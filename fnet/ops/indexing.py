@@ -9,6 +9,7 @@ from ..autodiff import primitive
 from ..autodiff.tracer import shape_of as _shape
 from ..autodiff.tracer import unbox_all
 from ..errors import ShapeError, message
+from ..recording._record import active_recorder, record_effect
 from .broadcast import sum_to
 
 __all__ = ["getitem", "scatter_add"]
@@ -81,11 +82,21 @@ def _scatter_add(a, values, *, index):
         out[index] += values
     elif backend.xp(out) is numpy:
         numpy.add.at(out, index, values)
-    else:  # pragma: no cover - needs a GPU
-        import cupyx
-
-        cupyx.scatter_add(out, index, values)
+    else:
+        device_scatter_add(out, index, values)
     return out
+
+
+def device_scatter_add(out, index, values) -> None:
+    """``out[index] += values`` in place on a GPU, repeated indices adding up (``cupyx``'s
+    ``scatter_add``). cupyx takes device arrays only: a captured step records the call whole, as
+    one that writes ``out``."""
+    import cupyx
+
+    if active_recorder() is None:
+        cupyx.scatter_add(out, index, values)
+    else:
+        record_effect(cupyx.scatter_add, (out, index, values), {}, written=(out,))
 
 
 _scatter_add.defvjp(

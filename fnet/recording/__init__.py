@@ -15,7 +15,7 @@ What a recording cannot follow is refused while recording, naming the line: Pyth
 flow on array values (``if loss > 0``, ``float(x)``), printing a value, or writing one into an
 array the recording does not know. Random keys are arrays, so they are inputs: a replay with a
 new key draws new numbers. Under an outer transform (``fnet.grad(captured)``) the step runs
-eagerly.
+eagerly. On CuPy arrays the recording holds CuPy's calls (``_device``), replayed on the device.
 
 >>> import numpy, fnet
 >>> step = fnet.capture(lambda w, x: fnet.grad(lambda w: fnet.ops.sum(fnet.ops.tanh(x @ w)))(w))
@@ -32,7 +32,8 @@ from collections.abc import Callable, Sequence
 
 from .. import backend
 from .. import tree as _tree
-from ..errors import ArgumentTypeError, CaptureError, message
+from ..errors import ArgumentTypeError, message
+from ._device import on_device
 from ._plan import Plan, compile_plan
 from ._record import (
     CapturedArray,
@@ -142,16 +143,6 @@ class Captured:
         return statics, dynamic_args, dynamic_kwargs
 
     def _record(self, key, leaves: list, structure, args: tuple, kwargs: dict):
-        for leaf in leaves:
-            if backend.is_array(leaf) and type(leaf).__module__.startswith("cupy"):
-                raise CaptureError(
-                    message(
-                        "fnet.capture",
-                        "capturing a step on CuPy arrays is not supported yet",
-                        {"input": leaf},
-                        "call the step itself (eager) on the GPU",
-                    )
-                )
         recorder = Recorder()
         array_leaves = [i for i, leaf in enumerate(leaves) if backend.is_array(leaf)]
         inputs = {i: recorder.input(leaves[i]) for i in array_leaves}
@@ -175,6 +166,7 @@ class Captured:
             out_structure,
             array_leaves,
             getattr(self.fn, "__name__", "step"),
+            reuse=not on_device(list(inputs.values())),
         )
         self._plans[key] = plan
         self._counts["records"] += 1

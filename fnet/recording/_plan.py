@@ -217,16 +217,19 @@ def _shape_changed(where: str, recorded, got):
     )
 
 
-def compile_plan(ops: list, inputs: list, outputs: list, out_structure, array_leaves, name: str) -> Plan:
+def compile_plan(
+    ops: list, inputs: list, outputs: list, out_structure, array_leaves, name: str, reuse: bool = True
+) -> Plan:
     """Compile the ops of a recording into a ``Plan``.
 
     ``inputs`` are the captured arrays of the input leaves, in order; ``outputs`` the output
-    leaves (captured arrays, or constants returned as they are).
+    leaves (captured arrays, or constants returned as they are). ``reuse``: write results into
+    dead temporaries (on the host; a device's memory pool already recycles its blocks).
     """
     out_captured = [o for o in outputs if type(o) is CapturedArray]
     groups = _alias_groups(ops)
     kept = _live_ops(ops, inputs, out_captured, groups)
-    recyclable = _recyclable(kept, out_captured, inputs)
+    recyclable = _recyclable(kept, out_captured, inputs) if reuse else set()
     last_use: dict = {}
     for index, op in enumerate(kept):
         for c in _reads(op) + _results(op):

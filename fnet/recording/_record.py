@@ -420,6 +420,7 @@ class CapturedArray:
     nbytes = _static("nbytes")
     strides = _static("strides")
     flags = _static("flags")
+    device = _static("device")
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         return _ufunc(self, ufunc, method, inputs, kwargs)
@@ -429,6 +430,22 @@ class CapturedArray:
 
     def __array__(self, dtype=None, copy=None):
         raise concrete_error("a plain NumPy array", self)
+
+    def __cupy_override_elementwise_kernel__(self, ufunc, *inputs, **kwargs):
+        """A CuPy ufunc met a captured operand (``device_array - captured``): NumPy's ufunc of
+        that name (CuPy's are NumPy's with ``cupy_`` before the name) records it."""
+        name = getattr(ufunc, "name", "").removeprefix("cupy_")
+        if not isinstance(getattr(numpy, name, None), numpy.ufunc):
+            raise CaptureError(
+                message(
+                    f"cupy ufunc {getattr(ufunc, 'name', ufunc)!r}",
+                    "the step being captured applies a CuPy operation that has no NumPy ufunc of "
+                    f"its name to a recorded value, at {_where()}",
+                    {"value": self},
+                    "use the fnet.ops function of the same purpose, or keep this step eager",
+                )
+            )
+        return _ufunc(self, getattr(numpy, name), "__call__", inputs, kwargs)
 
     def __getitem__(self, index):
         recorder = self.recorder
