@@ -70,7 +70,7 @@ TESTS_STATUS=${PIPESTATUS[0]}
 echo "== gpu tests: exit status $TESTS_STATUS (124: stopped at the time limit)"
 
 echo "== gpu benchmarks (limit ${BENCH_LIMIT} s)"
-timeout -k 10 "$BENCH_LIMIT" "$PY" benchmarks/run.py --device @cupy:0 --frameworks fnet,torch \
+timeout -k 10 "$BENCH_LIMIT" "$PY" benchmarks/run.py --device @cupy:0 --frameworks fnet,captured,torch \
     --cases per_op,mlp_step,cnn_step,lstm_lm_step,normal_elbo,resnet50_infer --rounds "${BENCH_ROUNDS:-5}" --batch-time 0.1 --warmup 0.5 \
     > "$OUT/bench-gpu.txt" 2>&1
 echo "== gpu benchmarks: exit status $? (124: stopped at the time limit)" | tee -a "$OUT/bench-gpu.txt"
