@@ -22,6 +22,31 @@ def pytest_addoption(parser):
         "the CPU, to check their logic), or '@double' (a stand-in device that refuses to mix with "
         "host arrays, as CuPy does)",
     )
+    parser.addoption(
+        "--backend",
+        default="numpy",
+        choices=("numpy", "strict"),
+        help="'strict': run the tests with the arrays that test code gives fnet's functions, ops and "
+        "transforms on the stand-in device (tests/_strict_backend.py); fnet's own code may not mix "
+        "host arrays with them",
+    )
+
+
+def pytest_configure(config):
+    if config.getoption("--backend") == "strict":
+        from . import _strict_backend
+
+        _strict_backend.install()
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("--backend") == "strict":
+        from . import _strict_backend
+
+        for item in items:
+            reason = _strict_backend.reason_not_run(item.nodeid)
+            if reason is not None:
+                item.add_marker(pytest.mark.skip(reason=f"--backend=strict: {reason}"))
 
 
 def pytest_runtest_setup(item):

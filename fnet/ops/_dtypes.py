@@ -2,16 +2,18 @@
 
 Arrays have strong dtypes: mixing float32 and float64 arrays is an error (as in Chainer), since
 a silent upcast doubles memory and hides a bug. Python scalars and NumPy scalars are weak: they
-take the array's dtype. An integer or boolean array meeting a float array is cast to the float
-dtype. NumPy's own ufuncs dispatch to CuPy through ``__array_ufunc__``, so calling them directly
-is both fast on the CPU and correct on the GPU.
+take the array's dtype; so are a device's 0-d arrays, which CuPy gives where NumPy gives a
+scalar (a reduction's result), so that a step behaves alike on both. An integer or boolean
+array meeting a float array is cast to the float dtype. NumPy's own ufuncs dispatch to CuPy
+through ``__array_ufunc__``, so calling them directly is both fast on the CPU and correct on
+the GPU.
 """
 
 from __future__ import annotations
 
 import numpy
 
-from ..backend import check_same_device
+from ..backend import check_same_device, xp
 from ..errors import DTypeError, message
 
 __all__ = ["binary_operands", "strict_float_operands"]
@@ -30,8 +32,15 @@ _HOST_TYPES = frozenset(
 def _weak_to(scalar, dtype):
     """A weak scalar cast to an array's dtype where that keeps its value's kind."""
     if dtype.kind in "fc" and not isinstance(scalar, complex):
+        if _is_device_scalar(scalar):
+            return scalar.astype(dtype)  # it stays on its device
         return dtype.type(scalar)
     return scalar
+
+
+def _is_device_scalar(x) -> bool:
+    """A 0-d array that is not NumPy's: CuPy's stand-in for a NumPy scalar."""
+    return type(x) not in _HOST_TYPES and getattr(x, "ndim", None) == 0 and xp(x) is not numpy
 
 
 def _is_weak(x) -> bool:
@@ -54,8 +63,8 @@ def binary_operands(op: str, x, y):
 
 
 def _resolve(op: str, x, y, dx, dy):
-    weak_x = dx is None or isinstance(x, numpy.generic)
-    weak_y = dy is None or isinstance(y, numpy.generic)
+    weak_x = dx is None or isinstance(x, numpy.generic) or _is_device_scalar(x)
+    weak_y = dy is None or isinstance(y, numpy.generic) or _is_device_scalar(y)
     if weak_x and weak_y:  # a NumPy scalar is strong next to a Python scalar
         if dx is None and dy is not None:
             return _weak_to(x, dy), y

@@ -1,0 +1,146 @@
+"""``--backend=strict``: the CPU suites run with fnet's inputs on the stand-in device.
+
+The stand-in device (``_device_double``) is installed for the whole session, and the public
+functions of ``fnet.functions`` and ``fnet.ops``, the transforms (``fnet.grad``,
+``value_and_grad``, ``vjp``, ``jacobian``, ``hessian``, and the functions they return), the
+checks of ``fnet.testing`` and the operators of traced values send the host arrays that test
+code passes them to the device. CI runs the ops and functions suites so (``.ci/run``); the
+tests in ``NOT_RUN`` assert things about the host itself and are skipped, each with its reason.
+Inside fnet nothing is converted: a host array that fnet itself makes and mixes with device
+values (a leak) fails as it would on a GPU. Test code may mix the device results with host
+arrays (comparisons, ``numpy.testing``): from a frame outside fnet, a host operand is taken as
+sent. What a test asserts is unchanged; only where fnet's values live is.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+
+import numpy
+
+import fnet
+import fnet.compat  # noqa: F401  (before the stand-in: its cuda module sees this machine, no CuPy)
+import fnet.functions
+import fnet.ops
+import fnet.testing
+from fnet import tree
+
+from . import _device_double
+
+__all__ = ["install"]
+
+_installed: list = []
+_OPERATORS = {
+    f"__{prefix}{op}__"
+    for op in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul")
+    for prefix in ("", "r")
+} | {"__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__", "__array_ufunc__", "dot"}
+_TRANSFORMS = ("grad", "value_and_grad", "vjp", "jacobian", "hessian")
+
+
+def _called_from_fnet(depth: int = 2) -> bool:
+    """Whether the code that called the wrapper (``depth`` frames up) is fnet's own."""
+    return sys._getframe(depth).f_globals.get("__name__", "").startswith("fnet.")
+
+
+def _sent(value):
+    """``value`` with every host array leaf (numbers, not objects or strings) sent to the device."""
+
+    def send(leaf):
+        if type(leaf) is numpy.ndarray and leaf.dtype.kind in "biufc":
+            return _device_double.module.asarray(leaf)
+        return leaf
+
+    return tree.map(send, value)
+
+
+def _sending(fn):
+    """``fn``, sending the host arrays of a call from test code to the device."""
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        if _called_from_fnet():
+            return fn(*args, **kwargs)
+        return fn(*_sent(args), **_sent(kwargs))
+
+    return call
+
+
+def _transform(make):
+    """A transform whose results (functions, and vjp's pullback) send their inputs from test code
+    to the device too."""
+
+    @functools.wraps(make)
+    def transform(*args, **kwargs):
+        if _called_from_fnet():
+            return make(*args, **kwargs)
+        made = make(*_sent(args), **_sent(kwargs))  # vjp(f, *primals) takes arrays itself
+        if isinstance(made, tuple):  # vjp's (value, pullback)
+            return tuple(_sending(m) if callable(m) else m for m in made)
+        return _sending(made) if callable(made) else made
+
+    return transform
+
+
+def install() -> None:
+    """Install the stand-in device and the senders (for the rest of the process)."""
+    _device_double.lenient_outside_fnet(True)
+    _installed.append(_device_double.installed())  # kept: a collected one would uninstall itself
+    _installed[0].__enter__()
+    for module in (fnet.functions, fnet.ops):
+        for name in module.__all__:
+            attr = getattr(module, name)
+            if callable(attr) and not isinstance(attr, type):
+                setattr(module, name, _sending(attr))
+    for name in _TRANSFORMS:
+        setattr(fnet, name, _transform(getattr(fnet, name)))
+    for name in _OPERATORS & set(dir(fnet.Tracer)):  # x * y_host, y_host * x: x traced, in a test
+        setattr(fnet.Tracer, name, _sending(getattr(fnet.Tracer, name)))
+    for name in fnet.testing.__all__:
+        attr = getattr(fnet.testing, name)
+        if callable(attr) and not isinstance(attr, type):
+            setattr(fnet.testing, name, _sending(attr))
+
+
+_SAME_OBJECT = "asserts that fnet returned the very array it was given (the sender gave fnet a device copy)"
+_HOST_TYPE = "asserts that a result is a numpy.ndarray (on a device it is the device's array type)"
+_HOST_NAME = "matches an error message naming the host type 'ndarray' (on a device: the device's type)"
+_INTROSPECTION = "inspects the public ops' objects, which the senders wrap"
+_OWN_DEVICE = "a device test of its own that passes host arrays on purpose (run without --backend)"
+_SPARSE = "fnet's sparse functions need cupyx.scipy.sparse on a device; the stand-in has none"
+
+# Tests whose assertions are about the host itself, not about fnet's values: not run here.
+NOT_RUN = {
+    "tests/functions/test_activation.py::"
+    "test_rrelu_uses_the_given_r_in_training_and_the_mean_slope_in_test_mode": _SAME_OBJECT,
+    "tests/functions/test_array.py::test_a_cast_to_the_same_dtype_is_a_node_of_its_own": _SAME_OBJECT,
+    "tests/functions/test_array.py::test_broadcast": _SAME_OBJECT,
+    "tests/functions/test_math.py::test_add_is_n_ary": _SAME_OBJECT,
+    "tests/functions/test_math.py::test_identity": _SAME_OBJECT,
+    "tests/functions/test_math.py::test_sum_to": _SAME_OBJECT,
+    "tests/functions/test_noise.py::test_dropout_test_mode_and_zero_ratio": _SAME_OBJECT,
+    "tests/functions/test_noise.py::test_zoneout_forward": _SAME_OBJECT,
+    "tests/ops/test_forward.py::test_clip_where_astype": _SAME_OBJECT,
+    "tests/functions/test_evaluation.py::test_metrics_look_through_tracers": _HOST_TYPE,
+    "tests/functions/test_normalization.py::"
+    "test_batch_normalization_running_statistics_carry_no_gradient": _HOST_TYPE,
+    "tests/ops/test_forward.py::test_tracer_comparisons_give_boolean_arrays": _HOST_TYPE,
+    "tests/functions/test_ctc.py::test_errors": _HOST_NAME,
+    "tests/functions/test_evaluation.py::test_r2_score_errors": _HOST_NAME,
+    "tests/functions/test_math.py::test_errors": _HOST_NAME,
+    "tests/ops/test_grad_table.py::test_every_differentiable_public_op_has_a_row": _INTROSPECTION,
+    "tests/ops/test_grad_table.py::test_rows_exercise_their_primitives": _INTROSPECTION,
+    "tests/ops/test_forward.py::test_non_differentiable_primitives_are_marked": _INTROSPECTION,
+    "tests/ops/test_device_leaks.py::test_mixing_host_and_device_arrays_names_both_devices": _OWN_DEVICE,
+    "tests/ops/test_device_leaks.py::test_where_with_a_host_condition_names_both_devices": _OWN_DEVICE,
+    "tests/functions/test_sparse.py::test_padding_gets_no_gradient": _SPARSE,
+    "tests/functions/test_sparse.py::test_sparse_matmul_grads": _SPARSE,
+    "tests/functions/test_sparse.py::test_sparse_matmul_mixed_dtypes": _SPARSE,
+    "tests/functions/test_sparse.py::test_sparse_matmul_mixed_dtypes_grads": _SPARSE,
+}
+
+
+def reason_not_run(nodeid: str) -> str | None:
+    """Why the test ``nodeid`` is not run on the strict backend, or None."""
+    return NOT_RUN.get(nodeid.split("[")[0])
