@@ -64,3 +64,15 @@ def test_a_device_array_operator_with_a_traced_value_is_recorded():
         grad = fnet.grad(f)(device.asarray(w), device.asarray(x))
     assert type(grad) is DeviceArray
     numpy.testing.assert_array_max_ulp(grad.get(), expected, maxulp=0)
+
+
+def test_a_device_scalar_is_weak_like_a_numpy_scalar():
+    """CuPy's reductions give 0-d arrays where NumPy's give scalars: both take the other
+    operand's float dtype, so a step gives the same dtypes on both."""
+    x = numpy.array([1.0, 2.0], numpy.float32)
+    on_host = ops.multiply(ops.sum(x.astype(numpy.float64)), x)
+    with installed() as device:
+        on_device = ops.multiply(ops.sum(device.asarray(x, numpy.float64)), device.asarray(x))
+    assert on_host.dtype == on_device.dtype == numpy.float32
+    assert type(on_device) is DeviceArray
+    numpy.testing.assert_array_equal(on_device.get(), on_host)
