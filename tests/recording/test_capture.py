@@ -156,27 +156,32 @@ def test_lstm_unroll_with_embeddings_and_clipping_replays_bit_for_bit():
     _check_steps(step, (params, zeros, zeros), lambda i: (tokens[i],))
 
 
-def test_cnn_step_with_pooling_replays_bit_for_bit():
-    rng = numpy.random.default_rng(4)
-    params = {
-        "W": rng.standard_normal((3, 2, 3, 3)).astype(numpy.float32),
-        "b": rng.standard_normal(3).astype(numpy.float32),
-        "fc": rng.standard_normal((4, 12)).astype(numpy.float32),
+def cnn_params(rng, channels: int, classes: int, flat: int) -> dict:
+    """A 3x3 convolution with ``channels`` filters over 2 input channels, and a linear layer."""
+    return {
+        "W": rng.standard_normal((channels, 2, 3, 3)).astype(numpy.float32),
+        "b": rng.standard_normal(channels).astype(numpy.float32),
+        "fc": rng.standard_normal((classes, flat)).astype(numpy.float32),
     }
 
-    def loss_fn(p, x, t):
+
+def cnn_sgd_step(p, x, t):
+    """Convolution, relu, 2x2 max pooling, linear, softmax cross entropy; an SGD step."""
+
+    def loss_fn(p):
         h = F.max_pooling_2d(F.relu(F.convolution_2d(x, p["W"], p["b"], pad=1)), 2, stride=2)
         return F.softmax_cross_entropy(F.linear(h, p["fc"]), t)
 
-    value_and_grad = fnet.value_and_grad(loss_fn)
+    loss, grads = fnet.value_and_grad(loss_fn)(p)
+    return fnet.tree.map(lambda p, g: p - 0.1 * g, p, grads), loss
 
-    def step(p, x, t):
-        loss, grads = value_and_grad(p, x, t)
-        return fnet.tree.map(lambda p, g: p - 0.1 * g, p, grads), loss
 
+def test_cnn_step_with_pooling_replays_bit_for_bit():
+    rng = numpy.random.default_rng(4)
+    params = cnn_params(rng, 3, 4, 12)
     xs = [rng.standard_normal((2, 2, 4, 4)).astype(numpy.float32) for _ in range(3)]
     ts = [rng.integers(0, 4, 2).astype(numpy.int32) for _ in range(3)]
-    _check_steps(step, (params,), lambda i: (xs[i], ts[i]))
+    _check_steps(cnn_sgd_step, (params,), lambda i: (xs[i], ts[i]))
 
 
 def test_a_new_shape_records_again_and_the_cache_is_bounded():

@@ -14,6 +14,7 @@ from fnet import backend, optim
 from fnet.errors import DeviceError
 
 from .._gpu import host, on_device
+from .test_capture import cnn_params, cnn_sgd_step
 
 pytestmark = pytest.mark.gpu
 
@@ -78,25 +79,12 @@ def test_an_adam_step_replays_on_the_device(gpu_device):
 
 def test_a_convolution_step_replays_on_the_device(gpu_device):
     rng = numpy.random.default_rng(1)
-    params = {
-        "W": rng.standard_normal((4, 2, 3, 3)).astype(numpy.float32),
-        "b": rng.standard_normal(4).astype(numpy.float32),
-        "fc": rng.standard_normal((3, 16)).astype(numpy.float32),
-    }
-
-    def loss_fn(p, x, t):
-        h = F.max_pooling_2d(F.relu(F.convolution_2d(x, p["W"], p["b"], pad=1)), 2, stride=2)
-        return F.softmax_cross_entropy(F.linear(h, p["fc"]), t)
-
-    def step(p, x, t):
-        loss, grads = fnet.value_and_grad(loss_fn)(p, x, t)
-        return fnet.tree.map(lambda w, g: w - 0.1 * g, p, grads), loss
-
     feeds = [
         (rng.standard_normal((3, 2, 4, 4)).astype(numpy.float32), rng.integers(0, 3, 3).astype(numpy.int32))
         for _ in range(3)
     ]
-    eager, captured = _eager_and_captured(step, (params,), feeds, gpu_device)
+    params = cnn_params(rng, 4, 3, 16)
+    eager, captured = _eager_and_captured(cnn_sgd_step, (params,), feeds, gpu_device)
     assert _same_bits(eager, captured)
 
 
