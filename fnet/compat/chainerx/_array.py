@@ -270,7 +270,8 @@ class ndarray:  # noqa: N801 (ChainerX's name)
         return run("copy", _copy, self)
 
     def to_device(self, device, index=None) -> ndarray:
-        """This array on ``device`` (a Device, ``'native:1'``, or ``('native', 1)``)."""
+        """This array on ``device`` (a Device, ``'native:1'``, or ``('native', 1)``); itself when
+        it is there already."""
         target = get_device(device) if index is None else get_device(device, index)
         if target is self._device:
             return self
@@ -281,9 +282,7 @@ class ndarray:  # noqa: N801 (ChainerX's name)
                 with target.xp.cuda.Device(target.index):
                     value = target.xp.array(value)
             return _fresh(value, target)
-        if type(value) is Tracer:
-            return wrap(_same(value), target)
-        return _fresh(value.view(), target)
+        return wrap(_copy(value), target)  # a contiguous copy, in the graphs of this array
 
     def astype(self, dtype, copy=True) -> ndarray:
         """This array cast to ``dtype`` (itself, when it has the dtype and ``copy`` is False)."""

@@ -108,8 +108,17 @@ def binary(name: str, op, *, no_bool: bool = False, bool_mix: bool = False, floa
         ]
         try:
             return wrap(op(*operands), device)
-        except ShapeError as error:
-            raise DimensionError(str(error)) from error
+        except (ShapeError, ValueError) as error:
+            if not isinstance(error, ShapeError) and "broadcast" not in str(error):
+                raise
+            shapes = [numpy.shape(unbox_all(v)) for v in operands]
+            raise DimensionError(
+                message(
+                    f"chainerx.{name}",
+                    f"operand shapes {shapes[0]} and {shapes[1]} cannot be broadcast together",
+                    hint="aligned from the right, each axis must match or be 1",
+                )
+            ) from error
 
     routine.__name__ = name
     routine.__doc__ = f"``{name}`` of two arrays (or an array and a scalar), broadcast."

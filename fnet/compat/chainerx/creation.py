@@ -52,6 +52,7 @@ __all__ = [
 ]
 
 _FLOAT32 = numpy.dtype("float32")
+_MESHGRID_TYPE = type(numpy.meshgrid(numpy.zeros(1)))
 
 
 def _shape(shape) -> tuple:
@@ -99,8 +100,10 @@ asanyarray = asarray
 
 
 def ascontiguousarray(a, dtype=None, device=None) -> ndarray:
-    """``a`` as a C-contiguous array (a copy only if it is not one)."""
+    """``a`` as a C-contiguous array of at least one dimension (a copy only if it is not one)."""
     result = asarray(a, dtype, device)
+    if result.ndim == 0:
+        result = reshape(result, (1,))
     return result if result.is_contiguous else result.copy()
 
 
@@ -198,8 +201,7 @@ def linspace(start, stop, num=50, endpoint=True, dtype=None, device=None) -> nda
         raise ChainerxError(
             message("chainerx.linspace", f"expected num >= 0, got {num}", hint="pass a nonnegative count")
         )
-    values = numpy.linspace(start, stop, num, endpoint=endpoint)
-    return _from_host(values.astype(_dtype(dtype)), device)
+    return _from_host(numpy.linspace(start, stop, num, endpoint=endpoint, dtype=_dtype(dtype)), device)
 
 
 def identity(n, dtype=None, device=None) -> ndarray:
@@ -254,8 +256,9 @@ def triu(m, k=0) -> ndarray:
     return run("triu", ops.triu, m, k)
 
 
-def meshgrid(*xi, indexing="xy") -> list:
-    """Coordinate matrices from coordinate vectors (differentiable: broadcasts of the vectors)."""
+def meshgrid(*xi, indexing="xy"):
+    """Coordinate matrices from coordinate vectors (differentiable: broadcasts of the vectors);
+    a list, or a tuple where the installed NumPy's ``meshgrid`` gives one (NumPy 2)."""
     n = len(xi)
     shapes = [x.size for x in xi]
     if indexing == "xy" and n > 1:
@@ -268,7 +271,7 @@ def meshgrid(*xi, indexing="xy") -> list:
         view = [1] * n
         view[axis] = x.size
         out.append(broadcast_to(reshape(x, tuple(view)), tuple(shapes)))
-    return out
+    return _MESHGRID_TYPE(out)
 
 
 def frombuffer(buffer, dtype=float, count=-1, offset=0, device=None) -> ndarray:
