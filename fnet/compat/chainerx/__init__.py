@@ -23,6 +23,7 @@ from ._backprop import (
     is_backprop_required,
     no_backprop_mode,
 )
+from ._check import check_backward, check_double_backward
 from ._device import (
     Backend,
     BackpropId,
@@ -115,7 +116,7 @@ __all__ = [
     "get_default_context", "set_default_context", "get_global_default_context", "set_global_default_context",
     "get_default_device", "set_default_device", "using_device",
     "ChainerxError", "BackendError", "ContextError", "DeviceError", "DimensionError", "DtypeError",
-    "GradientError", "GradientCheckError", "NotImplementedError",
+    "GradientError", "GradientCheckError", "NotImplementedError", "check_backward", "check_double_backward",
     *creation.__all__, *indexing.__all__, *logic.__all__, *manipulation.__all__, *math.__all__,
     *sorting.__all__,
 ]  # fmt: skip

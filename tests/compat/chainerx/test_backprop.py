@@ -111,3 +111,20 @@ def test_as_grad_stopped_cuts_the_named_graphs_only():
         y = x.as_grad_stopped([a])
         assert y.is_backprop_required() and not y.is_backprop_required(a)
         assert not x.as_grad_stopped(copy=True).is_backprop_required(chx.anygraph)
+
+
+def test_check_backward_finds_a_backward_that_does_not_match_the_forward():
+    def right(xs):
+        return (xs[0] * xs[0],)
+
+    def wrong(xs):
+        return ((xs[0] * xs[0]).as_grad_stopped() + xs[0],)
+
+    x = chx.array([1.0, 2.0], "float64").require_grad()
+    gy, eps = chx.array([1.0, -2.0], "float64"), chx.full((2,), 1e-3, "float64")
+    chx.check_backward(right, (x,), (gy,), (eps,))
+    with pytest.raises(chx.GradientCheckError, match="central differences"):
+        chx.check_backward(wrong, (x,), (gy,), (eps,))
+    chx.check_double_backward(
+        right, (x,), (gy.copy().require_grad(),), (chx.ones((2,), "float64"),), (eps, eps)
+    )
