@@ -57,7 +57,8 @@ def check_backward(func, inputs, grad_outputs, eps, atol=1e-5, rtol=1e-4, backpr
                 message(
                     "chainerx.check_backward",
                     f"the gradient of input {index} does not match central differences "
-                    f"(atol={atol}, rtol={rtol}):\n  computed: {computed.tolist()}\n  numerical: {n.tolist()}",
+                    f"(atol={atol}, rtol={rtol}):\n  computed: {computed.tolist()}"
+                    f"\n  numerical: {n.tolist()}",
                     hint="the function's backward does not differentiate its forward",
                 )
             )
