@@ -57,4 +57,6 @@ _OPERATORS = {"eq": equal, "ne": not_equal, "gt": greater, "ge": greater_equal, 
 for _name, _routine in _OPERATORS.items():
     setattr(ndarray, f"__{_name}__", method(_routine))
 ndarray.__hash__ = None
+ndarray.all = method(all)
+ndarray.any = method(any)
 del _name, _routine
