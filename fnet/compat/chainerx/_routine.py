@@ -13,6 +13,7 @@ import numpy
 from ... import ops
 from ...autodiff import unbox_all
 from ...errors import ShapeError, message
+from . import _graph
 from ._array import ndarray, unwrap, wrap
 from ._device import get_default_device
 from ._dtypes import result_type, scalar_kind
@@ -78,6 +79,20 @@ def binary(name: str, op, *, no_bool: bool = False, bool_mix: bool = False, floa
     (comparisons, maximum), ``floats`` computes integer results as float32 (true_divide)."""
 
     def routine(x1, x2):
+        if type(x1) is ndarray and _graph.mode() is None:  # the fast path: nothing to promote
+            dtype = unbox_all(x1._v).dtype
+            if dtype.kind == "f" or not (no_bool or floats):
+                if type(x2) is ndarray:
+                    same = x2._device is x1._device and unbox_all(x2._v).dtype is dtype
+                    other = x2._v
+                else:
+                    same = dtype.kind == "f" and type(x2) in (float, int)
+                    other = x2
+                if same:
+                    try:
+                        return wrap(op(x1._v, other), x1._device)
+                    except (ShapeError, ValueError):
+                        pass  # the full path below explains it
         values, device = unwrap(name, (x1, x2))
         operands = [v if type(o) is ndarray else o for v, o in zip(values, (x1, x2))]
         specs = [unbox_all(v).dtype if type(o) is ndarray else o for v, o in zip(values, (x1, x2))]
