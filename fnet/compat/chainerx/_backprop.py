@@ -64,12 +64,14 @@ class NoBackpropMode:
 
     _on = False
 
-    def __init__(self, *args):
+    def __init__(self, *args, context=None):
         self._levels = _levels(args, type(self).__name__)
+        given = context if context is not None else args[0] if args and isinstance(args[0], Context) else None
+        self._context = given or get_default_context()
         self._blocks: list = []
 
     def __enter__(self) -> None:
-        block = _graph.set_mode(self._on, self._levels)
+        block = _graph.set_mode(self._on, self._levels, self._context)
         block.__enter__()
         self._blocks.append(block)
 
@@ -83,19 +85,25 @@ class ForceBackpropMode(NoBackpropMode):
     _on = True
 
 
-def no_backprop_mode(*args) -> NoBackpropMode:
-    """No recording in the graphs of a backprop ID, a list of them, or all of a context."""
-    return NoBackpropMode(*args)
+def no_backprop_mode(*args, context=None) -> NoBackpropMode:
+    """No recording in the graphs of a backprop ID, a list of them, or all of a context (the
+    default one)."""
+    return NoBackpropMode(*args, context=context)
 
 
-def force_backprop_mode(*args) -> ForceBackpropMode:
-    """Recording in the graphs of a backprop ID, a list of them, or all of a context."""
-    return ForceBackpropMode(*args)
+def force_backprop_mode(*args, context=None) -> ForceBackpropMode:
+    """Recording in the graphs of a backprop ID, a list of them, or all of a context (the
+    default one)."""
+    return ForceBackpropMode(*args, context=context)
 
 
 def is_backprop_required(backprop_id=None, context=None) -> bool:
     """Whether the graph ``backprop_id`` (the default one; a Context: its default) records now."""
     if backprop_id is None and context is not None:
+        if not isinstance(context, Context):
+            raise TypeError(
+                message("is_backprop_required", f"expected a chainerx.Context, got {type(context).__name__}")
+            )
         backprop_id = context
     if isinstance(backprop_id, Context):
         backprop_id = backprop_id.default_backprop_id

@@ -12,6 +12,7 @@ import contextlib
 import contextvars
 
 from ...autodiff import Tracer
+from ._device import live_backprop_ids
 
 __all__ = [
     "tracers",
@@ -24,8 +25,8 @@ __all__ = [
     "level_records",
 ]
 
-# (every graph off?, {level: on?} for the graphs named in the innermost modes)
-_mode: contextvars.ContextVar[tuple[bool, dict] | None] = contextvars.ContextVar(
+# (the contexts whose graphs are all off, {level: on?} for the graphs named in the innermost modes)
+_mode: contextvars.ContextVar[tuple[frozenset, dict] | None] = contextvars.ContextVar(
     "chainerx_mode", default=None
 )
 
@@ -92,25 +93,30 @@ def level_records(value, level: int):
 
 
 def mode():
-    """The current backprop mode: None (every graph records) or ``(all_off, {level: on})``."""
+    """The current backprop mode: None (every graph records) or ``(contexts off, {level: on})``."""
     return _mode.get()
 
 
 @contextlib.contextmanager
-def set_mode(on: bool, levels):
-    """Within the block, the graphs on ``levels`` (every graph: None) record (``on``) or not."""
-    current = _mode.get()
+def set_mode(on: bool, levels, context=None):
+    """Within the block, the graphs on ``levels`` (every graph of ``context``: None) record
+    (``on``) or not."""
+    off, named = _mode.get() or (frozenset(), {})
     if levels is None:
-        new = None if on else (True, {})
+        off = off - {context} if on else off | {context}
+        named = {level: v for level, v in named.items() if _context_of(level) is not context}
     else:
-        all_off, named = current if current is not None else (False, {})
         named = {**named, **dict.fromkeys(levels, on)}
-        new = (all_off, named)
-    token = _mode.set(new)
+    token = _mode.set((off, named) if off or named else None)
     try:
         yield
     finally:
         _mode.reset(token)
+
+
+def _context_of(level: int):
+    bid = live_backprop_ids.get(level)
+    return None if bid is None else bid.context
 
 
 def recording(level: int) -> bool:
@@ -118,5 +124,6 @@ def recording(level: int) -> bool:
     current = _mode.get()
     if current is None:
         return True
-    all_off, named = current
-    return named.get(level, not all_off)
+    off, named = current
+    on = named.get(level)
+    return on if on is not None else _context_of(level) not in off

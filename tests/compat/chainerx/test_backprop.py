@@ -128,3 +128,11 @@ def test_check_backward_finds_a_backward_that_does_not_match_the_forward():
     chx.check_double_backward(
         right, (x,), (gy.copy().require_grad(),), (chx.ones((2,), "float64"),), (eps, eps)
     )
+
+
+def test_modes_apply_to_one_context():
+    other = chx.Context()
+    with chx.no_backprop_mode():
+        assert not chx.is_backprop_required() and chx.is_backprop_required(context=other)
+    with pytest.raises(TypeError, match="Context"):
+        chx.is_backprop_required(context="native")
