@@ -10,7 +10,7 @@ import builtins as _builtins
 
 import numpy as _numpy
 
-from . import creation, indexing, logic, manipulation, math, nn, sorting
+from . import creation, indexing, logic, manipulation, math, nn, rnn, sorting
 from ._array import AnyGraph, anygraph, ndarray
 from ._backprop import (
     BackpropScope,
@@ -59,6 +59,7 @@ from .logic import *  # noqa: F403
 from .manipulation import *  # noqa: F403
 from .math import *  # noqa: F403
 from .nn import *  # noqa: F403
+from .rnn import *  # noqa: F403
 from .sorting import *  # noqa: F403
 
 dtype = _numpy.dtype
@@ -119,5 +120,5 @@ __all__ = [
     "ChainerxError", "BackendError", "ContextError", "DeviceError", "DimensionError", "DtypeError",
     "GradientError", "GradientCheckError", "NotImplementedError", "check_backward", "check_double_backward",
     *creation.__all__, *indexing.__all__, *logic.__all__, *manipulation.__all__, *math.__all__,
-    *sorting.__all__, *nn.__all__,
+    *sorting.__all__, *nn.__all__, *rnn.__all__,
 ]  # fmt: skip
