@@ -30,6 +30,8 @@ __all__ = [
     "batch_norm", "fixed_batch_norm",
     # pooling
     "max_pool", "average_pool",
+    # evaluation
+    "accuracy",
 ]  # fmt: skip
 
 _FLOAT32 = numpy.dtype("float32")
@@ -206,3 +208,26 @@ def average_pool(x, ksize, stride=None, pad=0, pad_mode="ignore") -> ndarray:
 
 
 ndarray.dot = lambda self, b: dot(self, b)
+
+
+def accuracy(y, t, ignore_label=None) -> ndarray:
+    """The fraction of samples whose highest score in ``y`` (axis 1) is the label ``t``;
+    samples labelled ``ignore_label`` are left out."""
+    if y.dtype.kind != "f" or t.dtype.kind not in "iu":
+        raise DtypeError(
+            message(
+                "chainerx.accuracy",
+                f"expected float scores and integer labels, got {y.dtype} and {t.dtype}",
+                hint="cast the scores to a float dtype and the labels to an integer dtype",
+            )
+        )
+    if y.ndim < 2 or y.shape[0] != t.shape[0] or y.shape[2:] != t.shape[1:]:
+        raise DimensionError(
+            message(
+                "chainerx.accuracy",
+                f"expected labels of shape (N, ...) for scores (N, C, ...), got {t.shape} for {y.shape}",
+                hint="give one label per sample (and per position beyond the class axis)",
+            )
+        )
+    values, device = unwrap("accuracy", (y, t))
+    return wrap(F.accuracy(values[0], values[1], ignore_label), device)

@@ -71,3 +71,13 @@ def test_gradients_match_central_differences(name, f, shapes):
     ys = f(xs)
     gys = [chx.array(_data(*y.shape)) for y in ys]
     chx.check_backward(f, xs, gys, [chx.full(s, 1e-3, "float64") for s in shapes])
+
+
+def test_accuracy_counts_the_right_argmaxes_and_checks_its_operands():
+    y = chx.array([[0.1, 0.9], [0.8, 0.2], [0.3, 0.7]], "float32")
+    assert chx.accuracy(y, chx.array([1, 1, 1], "int32")).item() == pytest.approx(2 / 3)
+    assert chx.accuracy(y, chx.array([1, 0, 0], "int32"), ignore_label=0).item() == 1.0
+    with pytest.raises(chx.DtypeError, match="integer labels"):
+        chx.accuracy(y, chx.array([1.0, 0.0, 0.0], "float32"))
+    with pytest.raises(chx.DimensionError, match="one label per sample"):
+        chx.accuracy(y, chx.array([1, 0], "int32"))
