@@ -79,7 +79,8 @@ def array(obj, dtype=None, copy=True, device=None) -> ndarray:
             return result.astype(dtype)
         return result.copy() if copy and result is obj else result
     device = get_device(device)
-    data = numpy.array(obj, dtype=None if dtype is None else to_dtype(dtype), copy=copy)
+    # ChainerX's copy=False shares the data where it can and copies otherwise (NumPy 2's None)
+    data = numpy.array(obj, dtype=None if dtype is None else to_dtype(dtype), copy=True if copy else None)
     if data.dtype == numpy.dtype("O") or data.dtype.kind in "USc":
         raise DtypeError(
             message(
@@ -93,7 +94,7 @@ def array(obj, dtype=None, copy=True, device=None) -> ndarray:
 
 def asarray(obj, dtype=None, device=None) -> ndarray:
     """``obj`` as an array, sharing its data where it can (an ndarray, a NumPy array)."""
-    return array(obj, dtype, copy=False if isinstance(obj, (ndarray, numpy.ndarray)) else None, device=device)
+    return array(obj, dtype, copy=False, device=device)
 
 
 asanyarray = asarray

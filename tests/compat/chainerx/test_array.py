@@ -89,3 +89,12 @@ def test_one_element_arrays_convert_to_python_scalars():
 def test_repr_names_shape_dtype_device_and_graphs():
     a = chx.array([3.0], "float32").require_grad()
     assert repr(a) == "array([3.], shape=(1,), dtype=float32, device='native:0', backprop_ids=['<default>'])"
+
+
+def test_asarray_shares_what_it_can_and_converts_the_rest():
+    data = numpy.zeros(2, numpy.float32)
+    shared = chx.asarray(data)
+    data[0] = 5
+    assert shared._debug_flat_data == [5.0, 0.0]
+    assert chx.asarray([1, 2], "float32").dtype == numpy.float32  # a list: converted, not refused
+    assert chx.asarray(data, "float64").dtype == numpy.float64  # another dtype: a copy
