@@ -299,16 +299,10 @@ class ndarray:  # noqa: N801 (ChainerX's name)
         else:
             levels = {resolve_backprop_id(b).level for b in backprop_ids}
             stopped = _graph.strip(value, lambda level: level not in levels)
+        # a node of its own in the graphs that remain (the data copied, or shared by a view)
         if copy:
-            data = unbox_all(stopped)
-            fresh = data.copy() if data.flags.c_contiguous else self._device.xp.ascontiguousarray(data)
-            found = _graph.tracers(stopped)
-            stopped = fresh if not found else _graph.strip(_same(stopped), lambda level: True)
-            if found:
-                _graph.tracers(stopped)[-1].value = fresh
-        elif type(stopped) is not Tracer:
-            stopped = stopped.view()
-        return _fresh(stopped, self._device)
+            return wrap(_copy(stopped), self._device)
+        return wrap(_same(stopped) if type(stopped) is Tracer else stopped.view(), self._device)
 
     def fill(self, value) -> None:
         """Set every element to ``value``, in place."""
