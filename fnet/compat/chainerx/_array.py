@@ -70,11 +70,9 @@ def wrap(value, device: Device):
     if type(value) in (tuple, list):
         return tuple(wrap(v, device) for v in value)
     if type(value) is Tracer:
-        inner = value
-        while type(inner.value) is Tracer:
-            inner = inner.value
-        if not isinstance(inner.value, device.xp.ndarray):
-            inner.value = device.xp.asarray(inner.value)
+        data = unbox_all(value)
+        if not isinstance(data, device.xp.ndarray):  # a NumPy scalar: boxed again as a 0-d array
+            value = _graph.rebox(device.xp.asarray(data), value)
     elif not isinstance(value, device.xp.ndarray):
         value = device.xp.asarray(value)
     return _fresh(value, device)
@@ -297,7 +295,7 @@ class ndarray:  # noqa: N801 (ChainerX's name)
         if backprop_ids is None:
             stopped = unbox_all(value)
         else:
-            levels = {resolve_backprop_id(b).level for b in backprop_ids}
+            levels = {resolve_backprop_id(b).tape_level for b in backprop_ids}
             stopped = _graph.strip(value, lambda level: level not in levels)
         # a node of its own in the graphs that remain (the data copied, or shared by a view)
         if copy:
@@ -334,9 +332,9 @@ class ndarray:  # noqa: N801 (ChainerX's name)
                     hint="only float arrays have gradients: cast with a.astype(chainerx.float32)",
                 )
             )
-        record = _graph.level_records(self._v, bid.level)
+        record = _graph.level_records(self._v, bid.tape_level)
         if record is None:
-            self._v, record = _graph.with_input(self._v, bid.level, self)
+            self._v, record = _graph.with_input(self._v, bid.tape_level, self)
         bid.arrays[record] = self
         if grads is None:
             self._grads = grads = {}
@@ -353,7 +351,7 @@ class ndarray:  # noqa: N801 (ChainerX's name)
         if backprop_id is anygraph:
             return any(_graph.recording(t.level) for t in _graph.tracers(self._v))
         bid = resolve_backprop_id(backprop_id)
-        return _graph.at_level(self._v, bid.level) is not None and _graph.recording(bid.level)
+        return _graph.at_level(self._v, bid.tape_level) is not None and _graph.recording(bid.tape_level)
 
     def _grad_slot(self, backprop_id, what: str) -> BackpropId:
         bid = resolve_backprop_id(backprop_id)
@@ -375,7 +373,7 @@ class ndarray:  # noqa: N801 (ChainerX's name)
         """Set (``None``: clear) the gradient kept in graph ``backprop_id``; an array in that
         graph (an output, before backward) starts to require grad there."""
         bid = resolve_backprop_id(backprop_id)
-        record = _graph.level_records(self._v, bid.level)
+        record = _graph.level_records(self._v, bid.tape_level)
         if record is not None and (self._grads is None or bid not in self._grads):
             bid.arrays[record] = self
             if self._grads is None:
@@ -456,7 +454,7 @@ def _rebuild(data, device_name: str) -> ndarray:
 
 def _backprop_name(level: int) -> str:
     context = get_default_context()
-    if context.default_backprop_id.level == level:
+    if context.default_backprop_id.tape_level == level:
         return "<default>"
     bid = live_backprop_ids.get(level)
     return "<expired>" if bid is None or not bid.alive else bid.name

@@ -56,7 +56,7 @@ def _levels(args, where: str):
         return None
     target = args[0]
     ids = target if isinstance(target, (list, tuple)) else (target,)
-    return [resolve_backprop_id(b).level for b in ids]
+    return [resolve_backprop_id(b).tape_level for b in ids]
 
 
 class NoBackpropMode:
@@ -107,7 +107,7 @@ def is_backprop_required(backprop_id=None, context=None) -> bool:
         backprop_id = context
     if isinstance(backprop_id, Context):
         backprop_id = backprop_id.default_backprop_id
-    return _graph.recording(resolve_backprop_id(backprop_id).level)
+    return _graph.recording(resolve_backprop_id(backprop_id).tape_level)
 
 
 def _roots(outputs, bid: BackpropId, where: str, grad_outputs=None) -> list:
@@ -123,7 +123,7 @@ def _roots(outputs, bid: BackpropId, where: str, grad_outputs=None) -> list:
         )
     roots = []
     for index, output in enumerate(outputs):
-        tracer = _graph.at_level(output._v, bid.level)
+        tracer = _graph.at_level(output._v, bid.tape_level)
         if tracer is None:
             continue
         given = None
@@ -181,7 +181,7 @@ def grad(
     an input the outputs do not depend on); ``set_grad`` also stores them on the inputs."""
     bid = resolve_backprop_id(backprop_id)
     outputs = _as_list(outputs)
-    tracers = [_graph.at_level(x._v, bid.level) for x in inputs]
+    tracers = [_graph.at_level(x._v, bid.tape_level) for x in inputs]
     records = [None if t is None else t.record for t in tracers]
     wanted = {r for r in records if r is not None}
     kept = bid.arrays if retain_grad else {}

@@ -128,16 +128,16 @@ live_backprop_ids: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 class BackpropId:
     """The name of one graph: arrays record on its own trace level of fnet's tape."""
 
-    __slots__ = ("context", "name", "level", "alive", "arrays", "__weakref__")
+    __slots__ = ("context", "name", "tape_level", "alive", "arrays", "__weakref__")
 
     def __init__(self, context: Context, name: str):
         self.context = context
         self.name = name
-        self.level = new_level()
+        self.tape_level = new_level()
         self.alive = True
         # the arrays whose gradient this graph keeps, by the Record that stands for them
         self.arrays: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
-        live_backprop_ids[self.level] = self
+        live_backprop_ids[self.tape_level] = self
 
     def _expire(self) -> None:
         self.alive = False

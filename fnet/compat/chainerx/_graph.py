@@ -19,6 +19,7 @@ __all__ = [
     "at_level",
     "strip",
     "with_input",
+    "rebox",
     "records",
     "set_mode",
     "mode",
@@ -55,6 +56,11 @@ def _rebuild(raw, kept) -> object:
     for tracer in reversed(kept):
         raw = Tracer(raw, tracer.level, tracer.record)
     return raw
+
+
+def rebox(raw, value):
+    """``raw`` in the graphs of ``value`` (the same records), in place of ``value``'s data."""
+    return _rebuild(raw, tracers(value))
 
 
 def strip(value, keep=None):
