@@ -265,7 +265,7 @@ class ndarray:  # noqa: N801 (ChainerX's name)
 
     def copy(self) -> ndarray:
         """A C-contiguous copy, connected to this array's graphs."""
-        return run("copy", _copy, self)
+        return run("copy", _contiguous_copy, self)
 
     def to_device(self, device, index=None) -> ndarray:
         """This array on ``device`` (a Device, ``'native:1'``, or ``('native', 1)``); itself when
@@ -280,7 +280,7 @@ class ndarray:  # noqa: N801 (ChainerX's name)
                 with target.xp.cuda.Device(target.index):
                     value = target.xp.array(value)
             return _fresh(value, target)
-        return wrap(_copy(value), target)  # a contiguous copy, in the graphs of this array
+        return wrap(_contiguous_copy(value), target)  # a contiguous copy, in the graphs of this array
 
     def astype(self, dtype, copy=True) -> ndarray:
         """This array cast to ``dtype`` (itself, when it has the dtype and ``copy`` is False)."""
@@ -299,7 +299,7 @@ class ndarray:  # noqa: N801 (ChainerX's name)
             stopped = _graph.strip(value, lambda level: level not in levels)
         # a node of its own in the graphs that remain (the data copied, or shared by a view)
         if copy:
-            return wrap(_copy(stopped), self._device)
+            return wrap(_contiguous_copy(stopped), self._device)
         return wrap(_same(stopped) if type(stopped) is Tracer else stopped.view(), self._device)
 
     def fill(self, value) -> None:
@@ -424,13 +424,13 @@ class ndarray:  # noqa: N801 (ChainerX's name)
         return run("T", _transpose, self)
 
 
-@primitive
-def _copy(x):
+@primitive(name="chainerx.copy")
+def _contiguous_copy(x):
     """A C-contiguous copy of ``x``'s data; the gradient passes through."""
     return x.copy(order="C")
 
 
-_copy.defvjp(lambda g, ans, x: g)
+_contiguous_copy.defvjp(lambda g, ans, x: g)
 _same = pass_through  # the same data, as the output of a node of its own
 _astype = ops.astype
 _transpose = ops.transpose
