@@ -8,18 +8,29 @@ method of a routine.
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy
 
 from ... import ops
 from ...autodiff import unbox_all
-from ...errors import ShapeError, message
+from ...errors import DTypeError, ShapeError, message
 from . import _graph
 from ._array import ndarray, unwrap, wrap
 from ._device import get_default_device
 from ._dtypes import result_type, scalar_kind
 from ._errors import DimensionError, DtypeError
 
-__all__ = ["unary", "binary", "reduction", "method", "cast_to", "dtype_error", "axis_error"]
+__all__ = [
+    "unary",
+    "binary",
+    "reduction",
+    "method",
+    "cast_to",
+    "dtype_error",
+    "axis_error",
+    "chainerx_errors",
+]
 
 _FLOAT32 = numpy.dtype("float32")
 
@@ -36,6 +47,19 @@ def axis_error(name: str, axis, ndim: int) -> DimensionError:
             hint=f"the array has {ndim} dimensions",
         )
     )
+
+
+@contextlib.contextmanager
+def chainerx_errors(name: str):
+    """Within the block, fnet's and NumPy's errors about operands become ChainerX's: a dtype
+    error a ``DtypeError``, a shape or size error (``ShapeError``, ``ValueError``) a
+    ``DimensionError``; the message is kept, under the routine's name."""
+    try:
+        yield
+    except DTypeError as error:
+        raise DtypeError(f"chainerx.{name}: {error}") from error
+    except ValueError as error:
+        raise DimensionError(f"chainerx.{name}: {error}") from error
 
 
 def cast_to(value, dtype):

@@ -16,7 +16,7 @@ from ...errors import message
 from ._array import ndarray, raw, unwrap, wrap
 from ._dtypes import result_type
 from ._errors import DimensionError, DtypeError
-from ._routine import cast_to
+from ._routine import cast_to, chainerx_errors
 
 __all__ = [
     # activation
@@ -50,7 +50,8 @@ def _floats(name: str, *arrays):
 
 def _call(name: str, fn, *arrays, **params):
     values, device = _floats(name, *arrays)
-    return wrap(fn(*values, **params), device)
+    with chainerx_errors(name):
+        return wrap(fn(*values, **params), device)
 
 
 def _activation(name: str, fn):
@@ -161,11 +162,31 @@ def conv_transpose(x, w, b=None, stride=1, pad=0, outsize=None) -> ndarray:
     )
 
 
+def _norm_axes(name: str, x, axis, *params) -> tuple:
+    """ChainerX's normalization axes (the first axis when None), each parameter of the shape
+    of ``x`` without them."""
+    axes = (0,) if axis is None else ((axis,) if isinstance(axis, int) else tuple(axis))
+    axes = tuple(a % x.ndim for a in axes)
+    reduced = tuple(d for i, d in enumerate(x.shape) if i not in axes)
+    for label, p in zip(("gamma", "beta", "mean", "var"), params):
+        if p.shape != reduced:
+            raise DimensionError(
+                message(
+                    f"chainerx.{name}",
+                    f"expected {label} of shape {reduced} (x's shape {x.shape} without axes {axes}), "
+                    f"got {p.shape}",
+                    hint="pass the axes to normalize over, e.g. axis=(0, 2, 3) for images",
+                )
+            )
+    return axes
+
+
 def fixed_batch_norm(x, gamma, beta, mean, var, eps=2e-5, axis=None) -> ndarray:
-    """Batch normalization with the given statistics."""
+    """Batch normalization with the given statistics (over ``axis``; the first when None)."""
+    axes = _norm_axes("fixed_batch_norm", x, axis, gamma, beta, mean, var)
     return _call(
         "fixed_batch_norm",
-        lambda *v: F.fixed_batch_normalization(*v, eps=eps, axis=axis),
+        lambda *v: F.fixed_batch_normalization(*v, eps=eps, axis=axes),
         x,
         gamma,
         beta,
@@ -175,15 +196,17 @@ def fixed_batch_norm(x, gamma, beta, mean, var, eps=2e-5, axis=None) -> ndarray:
 
 
 def batch_norm(x, gamma, beta, running_mean, running_var, eps=2e-5, decay=0.9, axis=None) -> ndarray:
-    """Batch normalization with the batch's statistics; ``running_mean``/``running_var`` are
-    updated in place with their moving averages."""
+    """Batch normalization with the batch's statistics (over ``axis``; the first when None);
+    ``running_mean``/``running_var`` are updated in place with their moving averages."""
+    axes = _norm_axes("batch_norm", x, axis, gamma, beta, running_mean, running_var)
     (xv, gv, bv), device = _floats("batch_norm", x, gamma, beta)
     means = (raw(running_mean), raw(running_var))
     if any(m.dtype.kind != "f" for m in means):
         raise DtypeError(message("chainerx.batch_norm", "expected float running statistics"))
-    y, (mean, var) = F.batch_normalization(
-        xv, gv, bv, eps=eps, running_mean=means[0], running_var=means[1], decay=decay, axis=axis
-    )
+    with chainerx_errors("batch_norm"):
+        y, (mean, var) = F.batch_normalization(
+            xv, gv, bv, eps=eps, running_mean=means[0], running_var=means[1], decay=decay, axis=axes
+        )
     means[0][...] = unbox_all(mean)
     means[1][...] = unbox_all(var)
     return wrap(y, device)

@@ -4,8 +4,11 @@ fnet function on the unwrapped arrays (nested lists of weights included), withou
 from __future__ import annotations
 
 from ... import functions as F
-from ._array import unwrap, wrap
+from ...errors import message
+from ._array import ndarray, unwrap, wrap
 from ._device import get_default_device
+from ._errors import DtypeError
+from ._routine import chainerx_errors
 
 __all__ = [
     "lstm",
@@ -31,6 +34,15 @@ def _values(name: str, trees):
     """The unwrapped values of nested lists of ndarrays, in the same nesting, and their device."""
     flat: list = []
     _flatten(trees, flat)
+    dtypes = {a.dtype for a in flat if isinstance(a, ndarray)}
+    if any(d.kind != "f" for d in dtypes) or len(dtypes) > 1:
+        raise DtypeError(
+            message(
+                f"chainerx.{name}",
+                f"expected arrays of one float dtype, got {sorted(map(str, dtypes))}",
+                hint="cast them all to one float dtype first",
+            )
+        )
     values, device = unwrap(name, flat)
     it = iter(values)
 
@@ -50,19 +62,22 @@ def _wrap(result, device):
 def lstm(c, x) -> tuple:
     """One LSTM step: the new cell and output from cell ``c`` and the gates' input ``x``."""
     (cv, xv), device = _values("lstm", [c, x])
-    return tuple(_wrap(list(F.lstm(cv, xv)), device))
+    with chainerx_errors("lstm"):
+        return tuple(_wrap(list(F.lstm(cv, xv)), device))
 
 
 def slstm(c1, c2, x1, x2) -> tuple:
     """One S-LSTM step merging two children's cells ``c1``, ``c2``."""
     values, device = _values("slstm", [c1, c2, x1, x2])
-    return tuple(_wrap(list(F.slstm(*values)), device))
+    with chainerx_errors("slstm"):
+        return tuple(_wrap(list(F.slstm(*values)), device))
 
 
 def _stacked(name: str, fn, with_cell: bool):
     def routine(n_layers, *args, **kwargs):
         values, device = _values(name, list(args))
-        result = fn(n_layers, 0.0, *values, train=False, **kwargs)
+        with chainerx_errors(name):
+            result = fn(n_layers, 0.0, *values, train=False, **kwargs)
         hy, *rest = result
         wrapped = [wrap(hy, device)]
         if with_cell:

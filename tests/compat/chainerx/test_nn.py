@@ -81,3 +81,12 @@ def test_accuracy_counts_the_right_argmaxes_and_checks_its_operands():
         chx.accuracy(y, chx.array([1.0, 0.0, 0.0], "float32"))
     with pytest.raises(chx.DimensionError, match="one label per sample"):
         chx.accuracy(y, chx.array([1, 0], "int32"))
+
+
+def test_operand_errors_are_chainerxs():
+    with pytest.raises(chx.DimensionError, match="conv"):
+        chx.conv(chx.ones((1, 3, 4, 3)), chx.ones((5, 4, 2, 2)))
+    with pytest.raises(chx.DtypeError, match="one float dtype"):
+        chx.lstm(chx.ones((2, 3), "float16"), chx.ones((2, 12), "float32"))
+    with pytest.raises(chx.DimensionError, match=r"gamma of shape \(3, 4, 5\)"):
+        chx.fixed_batch_norm(*(chx.ones(s) for s in [(2, 3, 4, 5), (3,), (3,), (3,), (3,)]))
