@@ -97,10 +97,19 @@ def unary(name: str, op, *, floats: bool = False, no_bool: bool = False, keep_in
     return routine
 
 
-def binary(name: str, op, *, no_bool: bool = False, bool_mix: bool = False, floats: bool = False):
+def binary(
+    name: str,
+    op,
+    *,
+    no_bool: bool = False,
+    bool_mix: bool = False,
+    floats: bool = False,
+    bool_scalar: bool = True,
+):
     """A routine of two operands (arrays or scalars) promoted by ChainerX's rules: ``no_bool``
     refuses bool arrays (arithmetic), ``bool_mix`` a bool array with a numeric one
-    (comparisons, maximum), ``floats`` computes integer results as float32 (true_divide)."""
+    (comparisons, maximum), ``floats`` computes integer results as float32 (true_divide),
+    ``bool_scalar=False`` refuses bool scalars too (power)."""
 
     def routine(x1, x2):
         if type(x1) is ndarray and _graph.mode() is None:  # the fast path: nothing to promote
@@ -127,7 +136,10 @@ def binary(name: str, op, *, no_bool: bool = False, bool_mix: bool = False, floa
         for spec in specs:
             if scalar_kind(spec) is None and not isinstance(spec, numpy.dtype):
                 raise TypeError(message(f"chainerx.{name}", f"expected an ndarray or a scalar, got {spec!r}"))
-        if no_bool and any(isinstance(s, numpy.dtype) and s.kind == "b" for s in specs):
+        if no_bool and any(
+            (s.kind == "b") if isinstance(s, numpy.dtype) else (not bool_scalar and scalar_kind(s) == 0)
+            for s in specs
+        ):
             raise dtype_error(
                 name,
                 f"expected numeric arrays, got dtypes {specs}",

@@ -62,3 +62,9 @@ def test_unknown_backends_and_devices_are_errors():
         chx.get_device("tpu:0")
     with pytest.raises(chx.DeviceError, match="index"):
         chx.get_device("native:9")
+
+
+def test_power_refuses_bool_scalars_too():
+    with pytest.raises(chx.DtypeError, match="numeric"):
+        chx.power(chx.ones((2,), "float32"), True)
+    assert (chx.ones((2,), "int8") + 1).dtype == numpy.int8
