@@ -164,7 +164,13 @@ def backward(outputs, backprop_id=None, enable_double_backprop=False) -> None:
     roots = _roots(outputs, bid, "chainerx.backward")
     wanted = bid.arrays
     found = _engine_backward(roots, create_graph=enable_double_backprop, keep=wanted.__contains__)
-    _store(found, bid, skip={tracer.record for tracer, _ in roots})  # the outputs keep their gradients
+    # an output that has a gradient keeps it; one without (an input backpropagated from) gets its own
+    given = {
+        _graph.level_records(o._v, bid.tape_level)
+        for o in outputs
+        if o._grads and o._grads.get(bid) is not None
+    }
+    _store(found, bid, skip=given)
 
 
 def grad(

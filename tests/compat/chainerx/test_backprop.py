@@ -136,3 +136,9 @@ def test_modes_apply_to_one_context():
         assert not chx.is_backprop_required() and chx.is_backprop_required(context=other)
     with pytest.raises(TypeError, match="Context"):
         chx.is_backprop_required(context="native")
+
+
+def test_backward_from_an_input_gives_it_ones():
+    x = chx.array([2.0, 3.0], "float32").require_grad()
+    chx.backward(x)
+    assert x.grad._debug_flat_data == [1.0, 1.0]
