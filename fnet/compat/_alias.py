@@ -77,8 +77,8 @@ class _ChainerFinder(importlib.abc.MetaPathFinder):
 def install_alias() -> None:
     """Make ``chainer`` and every ``chainer.*`` module name refer to ``fnet.compat`` and its
     modules, so that Chainer programs run unchanged. Calling it again does nothing. Unless a
-    real ``chainerx`` is installed, ``import chainerx`` finds one whose ``is_available()`` is
-    False, as in a Chainer built without ChainerX.
+    real ``chainerx`` is installed, ``import chainerx`` (and ``chainerx.*``) finds
+    ``fnet.compat.chainerx``, ChainerX on fnet.
 
     Raises ``RuntimeError`` if the real Chainer is already imported in this process.
     """
@@ -95,7 +95,8 @@ def install_alias() -> None:
         sys.meta_path.insert(0, _ChainerFinder())
     sys.modules[_ALIAS] = compat
     if "chainerx" not in sys.modules and importlib.util.find_spec("chainerx") is None:
-        sys.modules["chainerx"] = importlib.import_module(f"{_PACKAGE}.chainerx")  # "not available"
+        _BESIDE["chainerx"] = f"{_PACKAGE}.chainerx"  # and so chainerx.testing, chainerx.creation...
+        sys.modules["chainerx"] = importlib.import_module(f"{_PACKAGE}.chainerx")
     for name, module in list(sys.modules.items()):
         if name.startswith(_PACKAGE + "."):
             sys.modules.setdefault(_ALIAS + name[len(_PACKAGE) :], module)

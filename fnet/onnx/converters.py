@@ -76,6 +76,7 @@ _UNARY = {
     "_relu": "Relu",
     "_sigmoid": "Sigmoid",
     "_copy": "Identity",
+    "chainerx.copy": "Identity",
     "pass_through": "Identity",
 }
 for _name, _op in _UNARY.items():

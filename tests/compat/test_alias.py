@@ -136,10 +136,14 @@ def test_a_chainer_script_runs_in_a_fresh_process():
     assert result.stdout.split() == ["True", "digraph"]
 
 
-def test_chainerx_is_there_and_not_available():
+def test_chainerx_and_its_modules_are_fnets():
     import fnet.compat
 
     fnet.compat.install_alias()
     import chainerx
+    import chainerx.testing
 
-    assert chainerx.is_available() is False
+    import fnet.compat.chainerx.testing
+
+    assert chainerx is fnet.compat.chainerx and chainerx.is_available() is True
+    assert chainerx.testing is fnet.compat.chainerx.testing

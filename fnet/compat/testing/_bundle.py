@@ -46,6 +46,9 @@ class Bundle:
         return f"<testing bundle of {len(self.cases)} test classes: {[c.class_name for c in self.cases]}>"
 
 
+# Chainer's private name of the bundle type: ChainerX's test utilities (op_utils.op_test) check for it.
+_ParameterizedTestCaseBundle = Bundle
+
 # A generated class that keeps its base's name is returned in place of the bundle (so that the
 # module's name for it, which the decorator's result rebinds, still refers to it); it carries
 # the bundle under this attribute.

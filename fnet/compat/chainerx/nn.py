@@ -1,0 +1,256 @@
+"""Neural-network routines: activation, loss, connection, normalization and pooling, each
+one fnet function (``fnet.functions``) on the unwrapped arrays, promoted to one float dtype.
+
+ChainerX's losses are elementwise (or per sample): the fnet functions run with ``reduce='no'``.
+``batch_norm`` updates ``running_mean``/``running_var`` in place, as ChainerX does.
+"""
+
+from __future__ import annotations
+
+import numpy
+
+from ... import functions as F
+from ... import ops
+from ...autodiff import unbox_all
+from ...errors import message
+from ._array import ndarray, raw, unwrap, wrap
+from ._dtypes import result_type
+from ._errors import DimensionError, DtypeError
+from ._routine import cast_to, chainerx_errors
+
+__all__ = [
+    # activation
+    "relu", "sigmoid", "leaky_relu", "elu", "clipped_relu", "crelu", "softplus",
+    # loss
+    "absolute_error", "squared_error", "huber_loss", "gaussian_kl_divergence",
+    "sigmoid_cross_entropy", "softmax_cross_entropy", "hinge",
+    # connection
+    "dot", "linear", "conv", "conv_transpose",
+    # normalization
+    "batch_norm", "fixed_batch_norm",
+    # pooling
+    "max_pool", "average_pool",
+    # evaluation
+    "accuracy",
+]  # fmt: skip
+
+_FLOAT32 = numpy.dtype("float32")
+
+
+def _floats(name: str, *arrays):
+    """The unwrapped ``arrays`` (None stays None) cast to their common float dtype, and the device."""
+    present = [a for a in arrays if a is not None]
+    values, device = unwrap(name, present)
+    dtype = result_type(*(unbox_all(v).dtype for v in values))
+    if dtype.kind != "f":
+        dtype = _FLOAT32
+    cast = iter([cast_to(v, dtype) for v in values])
+    return [None if a is None else next(cast) for a in arrays], device
+
+
+def _call(name: str, fn, *arrays, **params):
+    values, device = _floats(name, *arrays)
+    with chainerx_errors(name):
+        return wrap(fn(*values, **params), device)
+
+
+def _activation(name: str, fn):
+    def routine(x, *args):
+        return _call(name, lambda v: fn(v, *args), x)
+
+    routine.__name__ = name
+    routine.__doc__ = f"``{name}`` of each element (``fnet.functions.{fn.__name__}``)."
+    return routine
+
+
+relu = _activation("relu", F.relu)
+sigmoid = _activation("sigmoid", F.sigmoid)
+leaky_relu = _activation("leaky_relu", F.leaky_relu)
+elu = _activation("elu", F.elu)
+clipped_relu = _activation("clipped_relu", F.clipped_relu)
+softplus = _activation("softplus", F.softplus)
+
+
+def crelu(x, axis=1) -> ndarray:
+    """``relu(x)`` and ``relu(-x)`` concatenated along ``axis``."""
+    if not -x.ndim <= axis < x.ndim:
+        raise DimensionError(
+            message("chainerx.crelu", f"expected an axis of {x.ndim} dimensions, got {axis}")
+        )
+    return _call("crelu", lambda v: F.crelu(v, axis % x.ndim), x)
+
+
+def absolute_error(x1, x2) -> ndarray:
+    return _call("absolute_error", F.absolute_error, x1, x2)
+
+
+def squared_error(x1, x2) -> ndarray:
+    return _call("squared_error", F.squared_error, x1, x2)
+
+
+def huber_loss(x, t, delta) -> ndarray:
+    """The Huber loss of each element (quadratic within ``delta``, linear beyond)."""
+    return _call("huber_loss", lambda a, b: F.huber_loss(a, b, delta, reduce="no"), x, t)
+
+
+def gaussian_kl_divergence(mean, ln_var, reduce="sum") -> ndarray:
+    """KL(N(mean, exp(ln_var)) || N(0, 1)): summed (``reduce='sum'``), averaged ('mean') or not ('no')."""
+    return _call(
+        "gaussian_kl_divergence", lambda m, v: F.gaussian_kl_divergence(m, v, reduce=reduce), mean, ln_var
+    )
+
+
+def sigmoid_cross_entropy(x1, x2) -> ndarray:
+    """The sigmoid cross entropy of each element of logits ``x1`` against 0/1 labels ``x2``
+    (label -1: ignored, loss 0)."""
+    values, device = unwrap("sigmoid_cross_entropy", (x1, x2))
+    return wrap(F.sigmoid_cross_entropy(values[0], values[1], normalize=False, reduce="no"), device)
+
+
+def softmax_cross_entropy(x1, x2) -> ndarray:
+    """The softmax cross entropy of each sample's logits (axis 1 of ``x1``) against class
+    labels ``x2``."""
+    if x1.ndim != 2:
+        raise DimensionError(
+            message("chainerx.softmax_cross_entropy", f"expected 2-d logits, got {x1.ndim}-d")
+        )
+    values, device = unwrap("softmax_cross_entropy", (x1, x2))
+    return wrap(F.softmax_cross_entropy(values[0], values[1], reduce="no"), device)
+
+
+def hinge(x, t, norm=1.0) -> ndarray:
+    """The hinge loss of each element of scores ``x`` for class labels ``t`` (``norm`` 1 or 2)."""
+    norms = {1.0: "L1", 2.0: "L2"}
+    if float(norm) not in norms:
+        raise ValueError(message("chainerx.hinge", f"expected norm 1 or 2, got {norm}"))
+    values, device = unwrap("hinge", (x, t))
+    return wrap(F.hinge(values[0], values[1], norm=norms[float(norm)], reduce="no"), device)
+
+
+def dot(a, b) -> ndarray:
+    """The dot product of ``a`` and ``b`` (matrix product for matrices, sum of the last and
+    second-to-last axes beyond)."""
+    if a.ndim > 2 or b.ndim > 2:
+        return _call("dot", lambda x, y: ops.tensordot(x, y, ((x.ndim - 1,), (max(y.ndim - 2, 0),))), a, b)
+    if a.ndim and b.ndim and a.shape[-1] != b.shape[0]:
+        raise DimensionError(message("chainerx.dot", f"shapes {a.shape} and {b.shape} are not aligned"))
+    if a.dtype.kind != "f" and b.dtype.kind != "f":
+        values, device = unwrap("dot", (a, b))
+        dtype = result_type(*(unbox_all(v).dtype for v in values))
+        return wrap(numpy.dot(*(unbox_all(v).astype(dtype) for v in values)), device)
+    return _call("dot", ops.dot, a, b)
+
+
+def linear(x, W, b=None, n_batch_axes=1) -> ndarray:  # noqa: N803 (ChainerX's name)
+    """``x @ W.T + b`` with the first ``n_batch_axes`` axes of ``x`` as batch axes."""
+    if n_batch_axes < 1:
+        raise DimensionError(message("chainerx.linear", f"expected n_batch_axes >= 1, got {n_batch_axes}"))
+    return _call("linear", lambda *v: F.linear(*v, n_batch_axes=n_batch_axes), x, W, b)
+
+
+def conv(x, w, b=None, stride=1, pad=0, cover_all=False) -> ndarray:
+    """N-dimensional convolution of ``x`` (batch, channels, spatial...) with filters ``w``."""
+    return _call(
+        "conv", lambda *v: F.convolution_nd(*v, stride=stride, pad=pad, cover_all=cover_all), x, w, b
+    )
+
+
+def conv_transpose(x, w, b=None, stride=1, pad=0, outsize=None) -> ndarray:
+    """The transpose (gradient) of ``conv``: N-dimensional deconvolution."""
+    return _call(
+        "conv_transpose", lambda *v: F.deconvolution_nd(*v, stride=stride, pad=pad, outsize=outsize), x, w, b
+    )
+
+
+def _norm_axes(name: str, x, axis, *params) -> tuple:
+    """ChainerX's normalization axes (the first axis when None), each parameter of the shape
+    of ``x`` without them."""
+    axes = (0,) if axis is None else ((axis,) if isinstance(axis, int) else tuple(axis))
+    axes = tuple(a % x.ndim for a in axes)
+    reduced = tuple(d for i, d in enumerate(x.shape) if i not in axes)
+    for label, p in zip(("gamma", "beta", "mean", "var"), params):
+        if p.shape != reduced:
+            raise DimensionError(
+                message(
+                    f"chainerx.{name}",
+                    f"expected {label} of shape {reduced} (x's shape {x.shape} without axes {axes}), "
+                    f"got {p.shape}",
+                    hint="pass the axes to normalize over, e.g. axis=(0, 2, 3) for images",
+                )
+            )
+    return axes
+
+
+def fixed_batch_norm(x, gamma, beta, mean, var, eps=2e-5, axis=None) -> ndarray:
+    """Batch normalization with the given statistics (over ``axis``; the first when None)."""
+    axes = _norm_axes("fixed_batch_norm", x, axis, gamma, beta, mean, var)
+    return _call(
+        "fixed_batch_norm",
+        lambda *v: F.fixed_batch_normalization(*v, eps=eps, axis=axes),
+        x,
+        gamma,
+        beta,
+        mean,
+        var,
+    )
+
+
+def batch_norm(x, gamma, beta, running_mean, running_var, eps=2e-5, decay=0.9, axis=None) -> ndarray:
+    """Batch normalization with the batch's statistics (over ``axis``; the first when None);
+    ``running_mean``/``running_var`` are updated in place with their moving averages."""
+    axes = _norm_axes("batch_norm", x, axis, gamma, beta, running_mean, running_var)
+    (xv, gv, bv), device = _floats("batch_norm", x, gamma, beta)
+    means = (raw(running_mean), raw(running_var))
+    if any(m.dtype.kind != "f" for m in means):
+        raise DtypeError(message("chainerx.batch_norm", "expected float running statistics"))
+    with chainerx_errors("batch_norm"):
+        y, (mean, var) = F.batch_normalization(
+            xv, gv, bv, eps=eps, running_mean=means[0], running_var=means[1], decay=decay, axis=axes
+        )
+    means[0][...] = unbox_all(mean)
+    means[1][...] = unbox_all(var)
+    return wrap(y, device)
+
+
+def max_pool(x, ksize, stride=None, pad=0, cover_all=False) -> ndarray:
+    """N-dimensional max pooling over windows of ``ksize``."""
+    return _call("max_pool", lambda v: F.max_pooling_nd(v, ksize, stride, pad, cover_all=cover_all), x)
+
+
+def average_pool(x, ksize, stride=None, pad=0, pad_mode="ignore") -> ndarray:
+    """N-dimensional average pooling; padding counts as zeros (``pad_mode='zero'``) or not at
+    all (``'ignore'``)."""
+    if pad_mode not in ("ignore", "zero"):
+        raise ValueError(
+            message("chainerx.average_pool", f"expected pad_mode 'ignore' or 'zero', got {pad_mode!r}")
+        )
+    pad_value = None if pad_mode == "ignore" else 0
+    return _call(
+        "average_pool", lambda v: F.average_pooling_nd(v, ksize, stride, pad, pad_value=pad_value), x
+    )
+
+
+ndarray.dot = lambda self, b: dot(self, b)
+
+
+def accuracy(y, t, ignore_label=None) -> ndarray:
+    """The fraction of samples whose highest score in ``y`` (axis 1) is the label ``t``;
+    samples labelled ``ignore_label`` are left out."""
+    if y.dtype.kind != "f" or t.dtype.kind not in "iu":
+        raise DtypeError(
+            message(
+                "chainerx.accuracy",
+                f"expected float scores and integer labels, got {y.dtype} and {t.dtype}",
+                hint="cast the scores to a float dtype and the labels to an integer dtype",
+            )
+        )
+    if y.ndim < 2 or y.shape[0] != t.shape[0] or y.shape[2:] != t.shape[1:]:
+        raise DimensionError(
+            message(
+                "chainerx.accuracy",
+                f"expected labels of shape (N, ...) for scores (N, C, ...), got {t.shape} for {y.shape}",
+                hint="give one label per sample (and per position beyond the class axis)",
+            )
+        )
+    values, device = unwrap("accuracy", (y, t))
+    return wrap(F.accuracy(values[0], values[1], ignore_label), device)

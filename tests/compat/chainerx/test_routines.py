@@ -1,0 +1,70 @@
+"""ChainerX's dtype rules and errors on the routines (fnet's own ops refuse to mix floats)."""
+
+from __future__ import annotations
+
+import numpy
+import pytest
+
+import fnet.compat.chainerx as chx
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "expected"),
+    [
+        ("float16", "float32", "float32"),
+        ("int64", "float16", "float16"),
+        ("uint8", "int8", "int16"),
+        ("bool", "int8", "int8"),
+    ],
+)
+def test_two_arrays_promote_as_chainerx_does(a, b, expected):
+    assert (chx.ones((2,), a) * chx.ones((2,), b)).dtype == numpy.dtype(expected)
+
+
+@pytest.mark.parametrize(
+    ("a", "scalar", "expected"), [("int8", 1, "int8"), ("int8", 1.5, "float32"), ("float16", 2.0, "float16")]
+)
+def test_scalars_are_weak_unless_of_a_higher_kind(a, scalar, expected):
+    assert (chx.ones((2,), a) + scalar).dtype == numpy.dtype(expected)
+
+
+def test_integer_division_is_float32():
+    assert (chx.arange(3) / chx.arange(1, 4)).dtype == numpy.float32
+
+
+def test_arithmetic_on_bool_arrays_is_a_dtype_error():
+    with pytest.raises(chx.DtypeError, match="numeric"):
+        chx.ones((2,), "bool") + chx.ones((2,), "bool")
+
+
+def test_shapes_that_do_not_broadcast_are_a_dimension_error():
+    with pytest.raises(chx.DimensionError):
+        chx.less(chx.ones((2,), "float32"), chx.ones((3,), "float32"))
+
+
+def test_reductions_check_their_axes():
+    a = chx.ones((2, 3), "float32")
+    assert a.sum(axis=1)._debug_flat_data == [3.0, 3.0] and chx.amax(a, axis=(0, 1)).item() == 1.0
+    with pytest.raises(chx.DimensionError, match="axes"):
+        a.sum(axis=2)
+    with pytest.raises(chx.DimensionError, match="nonempty"):
+        chx.amax(chx.ones((0,), "float32"))
+
+
+def test_creation_defaults_follow_chainerx():
+    assert chx.zeros((2,)).dtype == numpy.float32
+    assert chx.full((2,), 3).dtype == numpy.int32 and chx.arange(3).dtype == numpy.int32
+    assert chx.diag(chx.array([1.0, 2.0]), 1)._debug_flat_data == [0, 1, 0, 0, 0, 2, 0, 0, 0]
+
+
+def test_unknown_backends_and_devices_are_errors():
+    with pytest.raises(chx.BackendError, match="native"):
+        chx.get_device("tpu:0")
+    with pytest.raises(chx.DeviceError, match="index"):
+        chx.get_device("native:9")
+
+
+def test_power_refuses_bool_scalars_too():
+    with pytest.raises(chx.DtypeError, match="numeric"):
+        chx.power(chx.ones((2,), "float32"), True)
+    assert (chx.ones((2,), "int8") + 1).dtype == numpy.int8
