@@ -19,6 +19,7 @@ from .. import backend
 from ..autodiff import Tracer, unbox_all
 from ..autodiff.primitive import take_output
 from . import _debug_stack, configuration, function_hooks
+from ._chx import find, present
 from ._tape import apply_node, old_style
 from .function_hooks import check_finite
 from .utils import type_check
@@ -207,7 +208,8 @@ class FunctionNode(_ForwardByDevice):
         if configuration.config.debug:
             check_finite(self.label, "forward", [y.array for y in outputs])
             self.stack = traceback.extract_stack()
-        return outputs
+        device = find(variables)
+        return outputs if device is None else present(outputs, device)  # ChainerX in, ChainerX out
 
     # -- inside the primitive --------------------------------------------------------------
     def _run_forward(self, inputs) -> tuple:

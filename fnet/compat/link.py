@@ -27,7 +27,7 @@ from .. import backend
 from .. import tree as _tree
 from ..errors import aval
 from . import initializers
-from .backend import get_device
+from .backend import ChainerxDevice, get_device
 from .backends import intel64
 from .backends._cpu import CpuDevice
 from .link_hooks.link_hook import (
@@ -143,6 +143,8 @@ def _to_method_of(device: backend.Device) -> tuple[str, dict]:
         return "to_gpu", {"device": device.id}
     if isinstance(device, intel64.Intel64Device):
         return "to_intel64", {}
+    if isinstance(device, ChainerxDevice):
+        return "to_chx", {}  # final: no subclass overrides it, so none is called
     return "to_cpu", {}
 
 
@@ -591,15 +593,17 @@ class Link:
         return self
 
     def to_chx(self) -> Link:
-        """Chainer's move to ChainerX arrays: fnet is a Chainer build without ChainerX, so this
-        raises RuntimeError, as Chainer does there."""
-        raise RuntimeError(
-            f"{type(self).__name__}.to_chx: ChainerX is not available.\n"
-            "  hint: fnet has no ChainerX; use to_device('@numpy') or to_device('@cupy:N')"
-        )
+        """Present the parameters and persistent arrays of the hierarchy as ChainerX arrays over
+        the same memory (``native:0`` for NumPy); nothing if they are; returns self."""
+        if not isinstance(self._device, ChainerxDevice):
+            target = ChainerxDevice.from_fallback_device(self._device)
+            self.device_resident_accept(_ToDevice(target, entry=("to_chx", {})))
+        return self
 
     def from_chx(self) -> Link:
-        """Chainer's move back from ChainerX arrays: nothing here holds one; returns self."""
+        """Present them as NumPy/CuPy arrays again (the same memory); returns self."""
+        if isinstance(self._device, ChainerxDevice):
+            self.device_resident_accept(_ToDevice(self._device.fallback_device, entry=("from_chx", {})))
         return self
 
     @property

@@ -1,0 +1,157 @@
+"""ChainerX inside the Chainer layer: ChainerxDevice, to_chx/from_chx, Variables and Links
+holding ChainerX arrays, functions and backward on them (facts from Chainer 7.8.1's source)."""
+
+from __future__ import annotations
+
+import numpy
+import pytest
+
+import fnet.compat as chainer
+import fnet.compat.functions as F
+import fnet.compat.links as L
+from fnet.compat import backend, chainerx
+
+
+def f32(*values):
+    return numpy.array(values, numpy.float32)
+
+
+def test_chainerx_devices_by_name_and_by_chainerx_device():
+    native = chainerx.get_device("native:0")
+    device = chainer.get_device("native:0")
+    assert isinstance(device, backend.ChainerxDevice) and device.device is native
+    assert device == chainer.get_device("native") == chainer.get_device(native)
+    assert device != chainer.get_device("native:1") and device != backend.CpuDevice()
+    assert hash(device) == hash(chainer.get_device("native:0"))
+    assert (device.name, str(device), repr(device)) == ("native:0", "native:0", "<ChainerxDevice native:0>")
+    assert device.xp is chainerx and device.fallback_device == backend.CpuDevice()
+    assert backend.ChainerxDevice.from_fallback_device(backend.CpuDevice()) == device
+    with pytest.raises(RuntimeError, match="expected a CpuDevice or a GpuDevice"):
+        backend.ChainerxDevice.from_fallback_device(device)
+
+
+def test_use_and_using_device_set_chainerxs_default_device():
+    other = chainer.get_device("native:1")
+    with chainer.using_device(other):
+        assert chainerx.get_default_device() is other.device
+    assert chainerx.get_default_device() is chainerx.get_device("native:0")
+    try:
+        other.use()
+        assert chainerx.get_default_device() is other.device
+    finally:
+        chainer.get_device("native:0").use()
+
+
+def test_arrays_go_to_chainerx_and_back_sharing_memory():
+    a = f32(1, 2, 3)
+    c = backend.to_chx(a)
+    assert isinstance(c, chainerx.ndarray) and c.device is chainerx.get_device("native:0")
+    a[0] = 9.0  # one memory: the ChainerX array sees the write
+    assert c.tolist() == [9.0, 2.0, 3.0]
+    assert backend.from_chx(c) is a
+    converted = backend.to_chx([a, None, a])
+    assert converted[0] is converted[2] and converted[1] is None
+    assert backend.from_chx((c,))[0] is a
+    device = chainer.get_device("native:0")
+    assert device.send(c) is c and device.is_array_supported(c) and not device.is_array_supported(a)
+    moved = chainer.get_device("native:1").send(c)
+    assert moved.device.name == "native:1"
+    with pytest.raises(TypeError, match="from_chx"):
+        backend.from_chx("text")
+
+
+def test_the_device_and_module_of_chainerx_arrays():
+    c = backend.to_chx(f32(1))
+    assert backend.get_device_from_array(f32(1), c) == chainer.get_device("native:0")
+    assert backend.get_array_module(c) is chainerx
+    assert backend.get_array_module(chainer.Variable(c)) is chainerx
+    assert backend.get_array_module(f32(1)) is numpy
+    assert backend.ChainerxDevice.from_array(c) == chainer.get_device("native:0")
+    assert backend.ChainerxDevice.from_array(f32(1)) is None
+
+
+def test_a_variable_holds_a_chainerx_array():
+    c = backend.to_chx(f32(1, 2))
+    x = chainer.Variable(c)
+    assert x.array is c and x.xp is chainerx and x.device == chainer.get_device("native:0")
+    assert x._has_chainerx_array and x.shape == (2,) and x.dtype == numpy.float32
+    x.grad = backend.to_chx(f32(3, 4))
+    assert isinstance(x.grad, chainerx.ndarray) and x.grad.tolist() == [3.0, 4.0]
+    x.array = f32(5, 6)  # a NumPy array makes it a NumPy variable again, as in Chainer
+    assert x.xp is numpy and not x._has_chainerx_array
+
+
+def test_variable_to_chx_and_from_chx_share_the_memory():
+    a, g = f32(1, 2), f32(3, 4)
+    x = chainer.Variable(a)
+    x.grad = g
+    x.to_chx()
+    assert isinstance(x.array, chainerx.ndarray) and isinstance(x.grad, chainerx.ndarray)
+    assert backend.from_chx(x.array) is a and backend.from_chx(x.grad) is g
+    x.to_chx()  # nothing: it holds ChainerX arrays already
+    x.from_chx()
+    assert x.array is a and x.grad is g and x.device == backend.CpuDevice()
+    x.to_device("native:0")
+    assert x.device == chainer.get_device("native:0")
+    x.to_device("@numpy")
+    assert x.array is a
+
+
+def test_a_variable_with_a_creator_is_not_converted():
+    y = chainer.Variable(f32(1)) * 2
+    with pytest.raises(RuntimeError, match="with a creator"):
+        y.to_chx()
+    z = chainer.Variable(backend.to_chx(f32(1))) * 2
+    with pytest.raises(RuntimeError, match="connected to a graph"):
+        z.from_chx()
+
+
+def test_functions_on_chainerx_variables_give_chainerx_results_and_grads():
+    x = chainer.Variable(backend.to_chx(f32(1, -2, 3)))
+    y = F.relu(x * 2) + x
+    assert isinstance(y.array, chainerx.ndarray) and y.device == x.device
+    loss = F.sum(y)
+    loss.backward()
+    assert isinstance(x.grad, chainerx.ndarray)
+    numpy.testing.assert_array_equal(backend.from_chx(x.grad), f32(3, 1, 3))
+    # the same function on NumPy data gives the same values (one implementation)
+    xn = chainer.Variable(f32(1, -2, 3))
+    numpy.testing.assert_array_equal(backend.from_chx(y.array), (F.relu(xn * 2) + xn).array)
+    # a function applied to a bare ChainerX array gives a Variable of a ChainerX array
+    r = F.relu(backend.to_chx(f32(-1, 1)))
+    assert isinstance(r.array, chainerx.ndarray) and r.array.tolist() == [0.0, 1.0]
+
+
+def test_a_function_node_on_chainerx_inputs_runs_its_numpy_forward():
+    seen = []
+
+    class Double(chainer.FunctionNode):
+        def forward(self, inputs):
+            seen.append(type(inputs[0]))
+            return (inputs[0] * 2,)
+
+        def backward(self, indexes, grad_outputs):
+            return (grad_outputs[0] * 2,)
+
+    x = chainer.Variable(backend.to_chx(f32(1, 2)))
+    (y,) = Double().apply((x,))
+    assert seen == [numpy.ndarray] and isinstance(y.array, chainerx.ndarray)
+    y.grad = backend.to_chx(f32(1, 1))
+    y.backward()
+    assert isinstance(x.grad, chainerx.ndarray) and x.grad.tolist() == [2.0, 2.0]
+
+
+def test_a_link_moves_to_chainerx_and_trains_there():
+    link = L.Linear(3, 2)
+    W = link.W.array
+    assert link.to_chx() is link
+    assert link.xp is chainerx and link.device == chainer.get_device("native:0")
+    assert isinstance(link.W.array, chainerx.ndarray) and backend.from_chx(link.W.array) is W
+    y = link(backend.to_chx(numpy.ones((1, 3), numpy.float32)))
+    F.sum(y).backward()
+    assert isinstance(y.array, chainerx.ndarray) and isinstance(link.W.grad, chainerx.ndarray)
+    assert link.from_chx() is link and link.W.array is W and link.device == backend.CpuDevice()
+    lazy = L.Linear(None, 2).to_chx()  # drawn on its first call, as ChainerX
+    lazy(backend.to_chx(numpy.ones((1, 3), numpy.float32)))
+    assert isinstance(lazy.W.array, chainerx.ndarray)
+    assert isinstance(L.Linear(3, 2).to_device("native:0").W.array, chainerx.ndarray)
