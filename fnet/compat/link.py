@@ -27,7 +27,7 @@ from .. import backend
 from .. import tree as _tree
 from ..errors import aval
 from . import initializers
-from .backend import ChainerxDevice, get_device
+from .backend import ChainerxDevice, from_chx, get_device
 from .backends import intel64
 from .backends._cpu import CpuDevice
 from .link_hooks.link_hook import (
@@ -460,7 +460,8 @@ class Link:
             data = serializer(name, param.array)
             if param.array is None and data is not None:
                 param.initialize(data.shape)
-                param.array[...] = backend.to_device(data, param.device)
+                target = from_chx(param.array)  # a ChainerX array's data takes the assignment
+                target[...] = backend.to_device(data, backend.get_device_from_array(target))
         for name in sorted(self._persistent):
             d[name] = serializer(name, d[name])
         for name, child in self._named_children():

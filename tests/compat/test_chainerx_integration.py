@@ -155,3 +155,20 @@ def test_a_link_moves_to_chainerx_and_trains_there():
     lazy(backend.to_chx(numpy.ones((1, 3), numpy.float32)))
     assert isinstance(lazy.W.array, chainerx.ndarray)
     assert isinstance(L.Linear(3, 2).to_device("native:0").W.array, chainerx.ndarray)
+
+
+def test_the_cpu_device_takes_the_data_of_a_native_chainerx_array():
+    a = f32(1, 2)
+    assert backend.CpuDevice().send(backend.to_chx(a)) is a
+
+
+def test_an_uninitialized_chainerx_parameter_loads_through_serialize():
+    link = L.Linear(None, 2).to_chx()
+    loaded = numpy.arange(6, dtype=numpy.float32).reshape(2, 3)
+
+    def serializer(name, value):
+        return loaded if name == "W" else value
+
+    serializer.__getitem__ = None
+    link.serialize(serializer)
+    assert isinstance(link.W.array, chainerx.ndarray) and link.W.array.tolist() == loaded.tolist()

@@ -13,6 +13,7 @@ import numpy
 
 from ... import backend as _core
 from .. import chainerx
+from ..chainerx._array import raw
 
 __all__ = ["Device", "CpuDevice", "convert_arrays", "array_to_cpu", "get_array_module"]
 
@@ -48,9 +49,14 @@ def convert_arrays(arrays, convert):
 
 
 def array_to_cpu(array):
-    """``array`` as a NumPy array (copied from the GPU when it is a CuPy array)."""
+    """``array`` as a NumPy array (copied from the GPU when it is a CuPy array; a ``native``
+    ChainerX array gives the NumPy array under it)."""
     if array is None or isinstance(array, numpy.ndarray):
         return array
+    if type(array) is chainerx.ndarray:
+        array = raw(array)
+        if isinstance(array, numpy.ndarray):
+            return array
     if type(array).__module__.startswith("cupy"):
         with array.device:
             return array.get()
