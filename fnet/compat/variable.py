@@ -251,14 +251,23 @@ class Variable:
             self._data = value
 
     @property
-    def node(self) -> VariableNode:
-        """This variable's node in the graph (one for the variable's lifetime)."""
+    def _node(self) -> VariableNode:
+        """This variable's node in the graph (one for the variable's lifetime); Chainer's
+        private name, which its tests use, and the one this layer uses."""
         node = self._node_made
         if node is None:
             node = self._node_made = VariableNode(self)
         return node
 
-    _node = node  # Chainer's private name, which its tests use
+    @property
+    def node(self) -> VariableNode:
+        """This variable's node in the graph; a variable of ChainerX provides none, as in Chainer."""
+        if self._chx is not None:
+            raise RuntimeError(
+                f"{type(self).__name__}.node: a variable of ChainerX does not provide a node\n"
+                "  hint: use its creator, or from_chx() it first"
+            )
+        return self._node
 
     # -- the gradient ---------------------------------------------------------------------
     @property
@@ -365,11 +374,11 @@ class Variable:
         if dst is None and isinstance(self, Parameter):
             self.initialize(var.array.shape)
             dst = self.array
-        src = backend.to_device(var.array, self.device)
+        src = _send(var.array, self.device)
         if dst is None:
             self.array = src.copy()
         else:
-            dst[...] = src
+            raw(dst)[...] = raw(src)  # the data under ChainerX arrays takes the assignment
 
     @property
     def requires_grad(self) -> bool:
@@ -458,7 +467,7 @@ class Variable:
         """Forget how this variable was made: it becomes a leaf of the graph (keeping its rank)."""
         data = self._data
         if type(data) is Tracer and not data.record.owned:
-            self.node._rank = self.rank
+            self._node._rank = self.rank
             record = data.record
             parents = record.cut()
             if self._requires_grad:
@@ -481,13 +490,13 @@ class Variable:
             data.record.relink(cut[1])
             if node_of(data.record) is node:
                 del cut_records[data.record]
-                self.node._rank = node.rank + 1
+                self._node._rank = node.rank + 1
                 return
             data.record.cut()
         value = data.value if traced else data
         self._data = Tracer(value, 0, Record(apply_node, (), (), {"node": node}, value, 0))
         self._requires_grad = True
-        self.node._rank = node.rank + 1
+        self._node._rank = node.rank + 1
 
     @creator.setter
     def creator(self, function) -> None:

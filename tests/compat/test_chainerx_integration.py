@@ -172,3 +172,22 @@ def test_an_uninitialized_chainerx_parameter_loads_through_serialize():
     serializer.__getitem__ = None
     link.serialize(serializer)
     assert isinstance(link.W.array, chainerx.ndarray) and link.W.array.tolist() == loaded.tolist()
+
+
+def test_a_chainerx_variable_provides_no_node_but_its_functions_graph_works():
+    x = chainer.Variable(backend.to_chx(f32(1, 2)))
+    with pytest.raises(RuntimeError, match="does not provide a node"):
+        _ = x.node
+    y = x * x
+    assert y.creator is not None and y.creator.inputs[0] is x._node
+    assert chainer.Variable(f32(1)).node is not None
+
+
+def test_copydata_writes_into_a_chainerx_variables_memory():
+    a = f32(1, 2)
+    x = chainer.Variable(backend.to_chx(a))
+    x.copydata(chainer.Variable(f32(5, 6)))
+    assert a.tolist() == [5.0, 6.0] and isinstance(x.array, chainerx.ndarray)
+    y = chainer.Variable(f32(0, 0))
+    y.copydata(x)
+    assert y.array.tolist() == [5.0, 6.0] and y.xp is numpy
