@@ -109,7 +109,14 @@ def get_device_from_array(*arrays) -> Device:
 
 
 def copyto(dst, src) -> None:
-    """Copy the elements of ``src`` into the array ``dst``, across devices."""
+    """Copy the elements of ``src`` into the array ``dst``, across devices (a ChainerX ``dst``:
+    into the data under it)."""
+    if isinstance(dst, chainerx.ndarray):
+        dst, src = from_chx(dst), from_chx(src)
+        if isinstance(dst, numpy.ndarray):
+            src = array_to_cpu(src)
+    elif isinstance(src, chainerx.ndarray):
+        src = from_chx(src)
     if isinstance(dst, numpy.ndarray):
         numpy.copyto(dst, array_to_cpu(src))
     elif isinstance(dst, cuda.ndarray):
@@ -118,28 +125,32 @@ def copyto(dst, src) -> None:
         cuda.cupy.copyto(dst, cuda.to_gpu(src, device=dst.device))
     else:
         raise TypeError(
-            f"copyto: dst must be a NumPy or CuPy array, got {type(dst).__name__}\n"
+            f"copyto: dst must be a NumPy, CuPy or ChainerX array, got {type(dst).__name__}\n"
             "  hint: copy into the Variable's array: copyto(v.array, src)"
         )
 
 
 def get_array_types() -> tuple:
-    """The array types a Variable can hold: NumPy's, and CuPy's when CuPy is available."""
-    return (numpy.ndarray, cuda.ndarray) if cuda.available else (numpy.ndarray,)
+    """The array types a Variable can hold: NumPy's, CuPy's when CuPy is available, ChainerX's."""
+    cupy = (cuda.ndarray,) if cuda.available else ()
+    return (numpy.ndarray, *cupy, chainerx.ndarray)
 
 
 def get_cpu_array_types() -> tuple:
-    """The array types that live on the CPU."""
-    return (numpy.ndarray,)
+    """The array types that live on the CPU (ChainerX's counted, as in Chainer)."""
+    return (numpy.ndarray, chainerx.ndarray)
 
 
 def is_arrays_compatible(arrays) -> bool:
-    """Whether the arrays (None ignored) can be operands of one function: all on the CPU, or
-    all CuPy arrays."""
+    """Whether the arrays (None ignored) can be operands of one function: all ChainerX arrays,
+    or none of them and all on the CPU, or all CuPy arrays."""
     arrays = [a for a in arrays if a is not None]
     if not arrays:
         return True
-    types = cuda.ndarray if isinstance(arrays[0], cuda.ndarray) else get_cpu_array_types()
+    chx = [isinstance(a, chainerx.ndarray) for a in arrays]
+    if any(chx):
+        return all(chx)
+    types = cuda.ndarray if isinstance(arrays[0], cuda.ndarray) else numpy.ndarray
     return all(isinstance(a, types) for a in arrays)
 
 

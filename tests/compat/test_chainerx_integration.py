@@ -191,3 +191,48 @@ def test_copydata_writes_into_a_chainerx_variables_memory():
     y = chainer.Variable(f32(0, 0))
     y.copydata(x)
     assert y.array.tolist() == [5.0, 6.0] and y.xp is numpy
+
+
+def test_chainerx_arrays_are_array_types_and_compatible_only_with_each_other():
+    c = backend.to_chx(f32(1, 2))
+    assert chainerx.ndarray in backend.get_array_types() and chainerx.ndarray in backend.get_cpu_array_types()
+    assert backend.is_arrays_compatible([c, None, c]) and not backend.is_arrays_compatible([c, f32(1, 2)])
+    a = f32(0, 0)
+    backend.copyto(c, f32(7, 8))
+    backend.copyto(a, c)
+    assert c.tolist() == [7.0, 8.0] and a.tolist() == [7.0, 8.0]
+
+
+def test_a_noncontiguous_copy_of_a_chainerx_array_stays_chainerx():
+    from fnet.compat.testing import array as testing_array
+
+    c = backend.to_chx(numpy.arange(6, dtype=numpy.float32).reshape(2, 3))
+    spread = testing_array._as_noncontiguous_array(c)
+    assert isinstance(spread, chainerx.ndarray) and not spread.is_contiguous
+    assert spread.device is c.device and spread.tolist() == c.tolist()
+
+
+def test_gradient_checks_on_chainerx_inputs_give_func_chainerx_variables():
+    from fnet.compat import gradient_check
+
+    x = backend.to_chx(numpy.random.uniform(0.5, 1, (3, 2)).astype(numpy.float32))
+    gy = backend.to_chx(numpy.ones((3, 2), numpy.float32))
+    seen = []
+
+    def func(v):
+        seen.append(v.xp)
+        return F.tanh(v)
+
+    gradient_check.check_backward(func, x, gy, dtype=numpy.float64, atol=1e-4, rtol=1e-4)
+    gradient_check.check_double_backward(func, x, gy, gy, dtype=numpy.float64, atol=1e-4, rtol=1e-4)
+    assert seen and all(xp is chainerx for xp in seen)
+
+    class Wrong(chainer.FunctionNode):  # a backward off by a factor of two is caught
+        def forward(self, inputs):
+            return (inputs[0] * 3,)
+
+        def backward(self, indexes, grad_outputs):
+            return (grad_outputs[0] * 6,)
+
+    with pytest.raises(AssertionError, match="check_backward failed"):
+        gradient_check.check_backward(lambda v: Wrong().apply((v,))[0], x, gy, dtype=numpy.float64)
