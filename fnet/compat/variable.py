@@ -294,6 +294,7 @@ class Variable:
                 f"{type(g).__name__}\n  hint: wrap it with numpy.asarray(g)"
             )
         _check_grad(self, g, "Variable.grad")
+        self._check_chx_grad(g, "grad")
         self._grad_var = None if g is None else Variable(g)  # as Chainer's: a Variable that requires grad
         self._validate_grad()
 
@@ -306,6 +307,14 @@ class Variable:
     @_grad.setter
     def _grad(self, g) -> None:
         self._grad_var = None if g is None else Variable._of(g)
+
+    def _check_chx_grad(self, g, name: str) -> None:
+        """ChainerX's rule: an array that does not require grad has no gradient to set."""
+        if g is not None and self._chx is not None and not self._requires_grad:
+            raise RuntimeError(
+                f"Variable.{name}: {self._describe()} holds a ChainerX array that does not require "
+                "grad, so it takes no gradient\n  hint: make it with requires_grad=True"
+            )
 
     def _validate_grad(self) -> None:
         """Make ``grad`` readable (only a Parameter can hold it unreadable)."""
@@ -325,6 +334,7 @@ class Variable:
         if g is not None and not isinstance(g, Variable):
             raise TypeError(f"Variable.grad_var: expected a Variable or None, got {type(g).__name__}")
         _check_grad(self, None if g is None else g._data, "Variable.grad_var")
+        self._check_chx_grad(g, "grad_var")
         self._grad_var = g
         self._validate_grad()
 

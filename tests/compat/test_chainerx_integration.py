@@ -236,3 +236,15 @@ def test_gradient_checks_on_chainerx_inputs_give_func_chainerx_variables():
 
     with pytest.raises(AssertionError, match="check_backward failed"):
         gradient_check.check_backward(lambda v: Wrong().apply((v,))[0], x, gy, dtype=numpy.float64)
+
+
+def test_a_chainerx_variable_that_requires_no_grad_takes_none():
+    x = chainer.Variable(backend.to_chx(f32(1, 2)), requires_grad=False)
+    with pytest.raises(RuntimeError, match="does not require grad"):
+        x.grad = backend.to_chx(f32(1, 1))
+    with pytest.raises(RuntimeError, match="does not require grad"):
+        x.grad_var = chainer.Variable(backend.to_chx(f32(1, 1)))
+    x.grad = None
+    y = chainer.Variable(f32(1, 2), requires_grad=False)
+    y.grad = f32(1, 1)  # NumPy variables take one, as in Chainer
+    assert y.grad is not None
