@@ -360,14 +360,21 @@ class Variable:
 
     def addgrad(self, var: Variable) -> None:
         """Add ``var``'s gradient to this one, on this variable's device; an uninitialized
-        Parameter is first initialized to ``var``'s shape, as in Chainer."""
+        Parameter is first initialized to ``var``'s shape, as in Chainer. Gradients of ChainerX
+        and of other devices are not added together (a RuntimeError, as in Chainer)."""
+        if (self.device.xp is chainerx) != (var.device.xp is chainerx):
+            raise RuntimeError(
+                f"Variable.addgrad: cannot add a gradient on {var.device} to one on {self.device} "
+                "(ChainerX and non-ChainerX devices)\n  hint: move one variable first: to_device(...)"
+            )
         if var.grad is None:
             return
         source = var._grad_var
         if self.array is None and isinstance(self, Parameter):
             self.initialize(var.shape)
-        g = backend.to_device(source.array, self.device)
-        self._grad_var = Variable._of(g if self._grad_var is None else self._grad_var.array + g)
+        g = raw(_send(source.array, self.device))  # the data; a ChainerX variable presents it
+        mine = self._grad_var
+        self._grad_var = Variable._of(g if mine is None else raw(mine.array) + g)
         self._validate_grad()
 
     def copydata(self, var: Variable) -> None:
@@ -798,6 +805,13 @@ class Parameter(Variable):
                 "  hint: give the initializer a dtype attribute, or initialize the parameter first"
             )
         return configuration.get_dtype(self.initializer.dtype)
+
+    @property
+    def device(self):
+        """The device of the array; before it is drawn, the one it will be drawn on."""
+        if self.array is None:
+            return get_device(self._initial_device)
+        return super().device
 
     def initialize(self, shape) -> None:
         """Draw the array of ``shape`` from the initializer, and the grad as ``_grad_fill`` says

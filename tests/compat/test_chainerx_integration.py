@@ -248,3 +248,27 @@ def test_a_chainerx_variable_that_requires_no_grad_takes_none():
     y = chainer.Variable(f32(1, 2), requires_grad=False)
     y.grad = f32(1, 1)  # NumPy variables take one, as in Chainer
     assert y.grad is not None
+
+
+def test_addgrad_adds_between_chainerx_variables_only():
+    x = chainer.Variable(backend.to_chx(f32(1, 2)))
+    x.grad = backend.to_chx(f32(1, 1))
+    y = chainer.Variable(backend.to_chx(f32(3, 4)))
+    y.grad = backend.to_chx(f32(2, 3))
+    x.addgrad(y)
+    assert isinstance(x.grad, chainerx.ndarray) and x.grad.tolist() == [3.0, 4.0]
+    n = chainer.Variable(f32(1, 2))
+    n.grad = f32(1, 1)
+    with pytest.raises(RuntimeError, match="ChainerX and non-ChainerX"):
+        x.addgrad(n)
+    with pytest.raises(RuntimeError, match="ChainerX and non-ChainerX"):
+        n.addgrad(x)
+
+
+def test_an_uninitialized_parameter_is_on_the_device_it_will_be_drawn_on():
+    p = chainer.Parameter()
+    assert p.device == backend.CpuDevice()
+    p.to_device("native:0")
+    assert p.device == chainer.get_device("native:0")
+    p.initialize((2,))
+    assert isinstance(p.array, chainerx.ndarray) and p.device == chainer.get_device("native:0")
