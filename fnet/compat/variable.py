@@ -586,13 +586,34 @@ class Variable:
     # -- devices --------------------------------------------------------------------------
     def to_device(self, device) -> Variable:
         """Move the array and the gradient to ``device`` (in place); returns self."""
+        return self._to_device(device, allow_unchaining=False)
+
+    def _to_device(self, device, allow_unchaining: bool) -> Variable:
+        """``to_device``; Chainer's rules on ChainerX unless ``allow_unchaining`` (Parameters):
+        a variable in a graph moves neither out of ChainerX nor, with a creator, into it."""
+        target = get_device(device)
+        to_chx = isinstance(target, ChainerxDevice)
         data = self.array
+        if not allow_unchaining and data is not None:
+            if self._chx is not None and not to_chx and self._requires_grad:
+                raise RuntimeError(
+                    f"{type(self).__name__}.to_device: a variable of a ChainerX array that requires "
+                    f"grad cannot move to the non-ChainerX device {target}\n"
+                    "  hint: make it with requires_grad=False, or unchain it from ChainerX's graph first"
+                )
+            if self._chx is None and to_chx and self.creator is not None:
+                raise RuntimeError(
+                    f"{type(self).__name__}.to_device: a variable with a creator cannot move to the "
+                    f"ChainerX device {target}\n  hint: move the inputs before applying functions to them"
+                )
         if data is not None:
-            self._set_array(_send(data, device))
+            self._set_array(_send(data, target))
         grad = self.grad_var
-        if grad is not None:
+        if grad is not None and to_chx and not self._requires_grad:
+            self._grad_var = None  # a ChainerX array that requires no grad has none
+        elif grad is not None:
             self._grad_var = Variable._of(None)
-            self._grad_var._set_array(_send(grad.array, device))
+            self._grad_var._set_array(_send(grad.array, target))
         return self
 
     def to_cpu(self) -> Variable:
@@ -604,14 +625,8 @@ class Variable:
         self._to_chx(allow_unchaining=False)
 
     def _to_chx(self, allow_unchaining: bool) -> None:
-        if self._chx is not None:
-            return
-        if not allow_unchaining and self.creator is not None:
-            raise RuntimeError(
-                f"{type(self).__name__}.to_chx: a variable with a creator cannot be converted to "
-                "a ChainerX array\n  hint: convert the inputs before applying functions to them"
-            )
-        self.to_device(ChainerxDevice.from_fallback_device(self.device))
+        if self._chx is None:
+            self._to_device(ChainerxDevice.from_fallback_device(self.device), allow_unchaining)
 
     def from_chx(self) -> None:
         """Present the array and the gradient as NumPy/CuPy arrays again (the same memory);
@@ -619,14 +634,8 @@ class Variable:
         self._from_chx(allow_unchaining=False)
 
     def _from_chx(self, allow_unchaining: bool) -> None:
-        if self._chx is None:
-            return
-        if not allow_unchaining and self.creator is not None:
-            raise RuntimeError(
-                f"{type(self).__name__}.from_chx: cannot convert a variable with a ChainerX array "
-                "that is connected to a graph\n  hint: unchain() it first, or convert the inputs instead"
-            )
-        self.to_device(self.device.fallback_device)
+        if self._chx is not None:
+            self._to_device(self.device.fallback_device, allow_unchaining)
 
     def to_gpu(self, device=None) -> Variable:
         return self.to_device(f"@cupy:{0 if device is None else int(device)}")
@@ -859,7 +868,7 @@ class Parameter(Variable):
         if self.array is None:
             self._initial_device = get_device(device)
             return self
-        return super().to_device(device)
+        return self._to_device(device, allow_unchaining=True)
 
     def to_chx(self) -> None:
         """As ``Variable.to_chx``; an uninitialized parameter will be drawn as ChainerX."""

@@ -89,12 +89,19 @@ def test_variable_to_chx_and_from_chx_share_the_memory():
     assert isinstance(x.array, chainerx.ndarray) and isinstance(x.grad, chainerx.ndarray)
     assert backend.from_chx(x.array) is a and backend.from_chx(x.grad) is g
     x.to_chx()  # nothing: it holds ChainerX arrays already
-    x.from_chx()
-    assert x.array is a and x.grad is g and x.device == backend.CpuDevice()
-    x.to_device("native:0")
-    assert x.device == chainer.get_device("native:0")
-    x.to_device("@numpy")
-    assert x.array is a
+    with pytest.raises(RuntimeError, match="requires grad cannot move"):
+        x.from_chx()  # it is in ChainerX's graph (Chainer's rule)
+    p = chainer.Parameter(a)
+    p.grad = g
+    p.to_chx()
+    p.from_chx()  # a parameter may
+    assert p.array is a and p.grad is g and p.device == backend.CpuDevice()
+    n = chainer.Variable(a, requires_grad=False)
+    n.grad = g
+    n.to_device("native:0")  # no grad in ChainerX without requires_grad
+    assert n.device == chainer.get_device("native:0") and n.grad is None
+    n.to_device("@numpy")
+    assert n.array is a
 
 
 def test_a_variable_with_a_creator_is_not_converted():
@@ -102,7 +109,7 @@ def test_a_variable_with_a_creator_is_not_converted():
     with pytest.raises(RuntimeError, match="with a creator"):
         y.to_chx()
     z = chainer.Variable(backend.to_chx(f32(1))) * 2
-    with pytest.raises(RuntimeError, match="connected to a graph"):
+    with pytest.raises(RuntimeError, match="requires grad cannot move"):
         z.from_chx()
 
 
