@@ -17,7 +17,7 @@ from .backends._chainerx import array_to_chx
 from .chainerx._array import raw
 from .variable import Variable
 
-__all__ = ["find", "to_data", "present", "apply"]
+__all__ = ["find", "to_data", "present"]
 
 _ndarray = chainerx.ndarray
 
@@ -65,12 +65,3 @@ def present(value, device):
     if t is list or t is tuple:
         return t(present(v, device) for v in value)
     return value
-
-
-def apply(fn, args, kwargs):
-    """``fn(*args, **kwargs)``; on ChainerX inputs, run on their data and presented on their
-    device."""
-    device = find(args) or (find(kwargs.values()) if kwargs else None)
-    if device is None:
-        return fn(*args, **kwargs)
-    return present(fn(*to_data(args), **to_data(kwargs)), device)
