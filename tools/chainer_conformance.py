@@ -8,7 +8,8 @@
 It fetches nothing: PATH is the ``tests/chainer_tests`` folder of a Chainer 7.8.1 checkout. Each area
 (a test folder, a ``functions_tests``/``links_tests`` subfolder, or a top-level ``test_*.py``) runs
 in its own pytest process, so that one crash costs one area. The selection is Chainer's CPU tests:
-``-m "not gpu and not cudnn and not slow and not chainerx and not ideep"``. Every outcome is kept
+``-m "not gpu and not cudnn and not slow and not chainerx and not ideep"`` (``--marks EXPR`` for
+another). Every outcome is kept
 in ``OUT/<area>.jsonl`` (one JSON record per test), and ``OUT/summary.json`` holds the counts.
 """
 
@@ -72,7 +73,7 @@ def run_area(name, paths, args, out: pathlib.Path) -> dict:
         "--tb=short",
         "-rN",
         "-m",
-        MARKERS,
+        args.marks,
         *([f"--timeout={args.timeout}"] if args.timeout else []),
         *map(str, paths),
     ]
@@ -151,6 +152,12 @@ def main(argv=None) -> int:
     parser.add_argument("--reference", type=pathlib.Path, help="an --out folder of a --target chainer run")
     parser.add_argument("--jobs", type=int, default=1, help="areas run at once")
     parser.add_argument("--timeout", type=int, default=0, help="seconds per test (needs pytest-timeout)")
+    parser.add_argument(
+        "--marks",
+        default=MARKERS,
+        help="pytest's -m expression (default: Chainer's CPU tests; the ChainerX variants: "
+        "'chainerx and not gpu and not cuda and not cudnn and not ideep and not slow')",
+    )
     parser.add_argument(
         "--pairwise", action="store_true", help="Chainer's pairwise parameterization (far fewer cases)"
     )

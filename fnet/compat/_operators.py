@@ -12,6 +12,7 @@ from ..autodiff.tracer import Tracer
 from ..errors import message
 from ..ops import elementwise, indexing, linalg
 from . import configuration
+from ._chx import find, present, to_data
 from .function_hooks import observe, observing
 from .functions import _run, unwrap, wrap
 from .functions._tree import CLASSES
@@ -135,16 +136,28 @@ def _unary(op, name):
     return lambda self: _call(op, (self._data,), make)
 
 
+def _on_chx(method):
+    """``method`` run on the data of ChainerX operands, its result presented on their device."""
+
+    def on_chx(self, *args):
+        device = find((self, *args))
+        if device is None:
+            return method(self, *args)
+        return present(method(self, *to_data(args)), device)
+
+    return on_chx
+
+
 def install() -> None:
     """Give Variable its arithmetic operators and indexing."""
     for name, op in _BINARY.items():
         classes = _NODES.get(name, (None, None, None, None))
-        setattr(Variable, f"__{name}__", _binary(op, name, classes))
-        setattr(Variable, f"__r{name}__", _reflected(op, name, classes))
-    Variable.__neg__ = _unary(elementwise.negative, "Neg")
-    Variable.__abs__ = _unary(elementwise.absolute, "Absolute")
+        setattr(Variable, f"__{name}__", _on_chx(_binary(op, name, classes)))
+        setattr(Variable, f"__r{name}__", _on_chx(_reflected(op, name, classes)))
+    Variable.__neg__ = _on_chx(_unary(elementwise.negative, "Neg"))
+    Variable.__abs__ = _on_chx(_unary(elementwise.absolute, "Absolute"))
     Variable.__pos__ = lambda self: self
-    Variable.__getitem__ = _getitem
+    Variable.__getitem__ = _on_chx(_getitem)
 
 
 _GET_ITEM = _class("array.get_item.GetItem")

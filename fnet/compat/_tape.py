@@ -208,7 +208,7 @@ def tracer_node(tracer: Tracer) -> VariableNode:
     """The VariableNode of the variable ``tracer`` stands for."""
     record = tracer.record
     variable = record.owner if record.owned else owners.get(record)
-    return variable.node if variable is not None else VariableNode._of_tracer(tracer)
+    return variable._node if variable is not None else VariableNode._of_tracer(tracer)
 
 
 # -- functions' nodes -------------------------------------------------------------------------------

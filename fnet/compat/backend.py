@@ -1,10 +1,9 @@
 """``chainer.backend``: devices, the array module of values, and copies between devices.
 
 Chainer's device classes here are fnet's devices with Chainer's methods: ``CpuDevice()``
-equals ``fnet.backend.CPU``, and any of them can be passed where fnet takes a device. ChainerX
-is not provided: a device string without ``'@'`` (a ChainerX device) raises ``RuntimeError``,
-and ``ChainerxDevice`` is the class no device here belongs to, as in a Chainer build without
-ChainerX.
+equals ``fnet.backend.CPU``, and any of them can be passed where fnet takes a device. A device
+string without ``'@'`` names a ChainerX device (``'native:0'``, ``'native'``): a
+``ChainerxDevice`` over ``fnet.compat.chainerx``.
 
 >>> import numpy
 >>> device = get_device('@numpy')
@@ -21,7 +20,8 @@ from ..autodiff import unbox_all
 from ..data import convert as _convert
 from . import chainerx
 from .backends import cuda
-from .backends._cpu import CpuDevice, Device, array_to_cpu, convert_arrays, get_array_module
+from .backends._chainerx import ChainerxDevice, from_chx, to_chx
+from .backends._cpu import CpuDevice, Device, array_to_cpu, get_array_module
 from .backends.cuda import GpuDevice
 from .backends.intel64 import Intel64Device
 
@@ -52,7 +52,8 @@ def get_device(device_spec) -> Device:
     """The device that ``device_spec`` names.
 
     ``device_spec`` is a device (returned as it is; fnet's devices become Chainer's), a
-    string ``'@numpy'``, ``'@cupy:N'`` or ``'@intel64'``, an integer (or a string of one: a
+    string ``'@numpy'``, ``'@cupy:N'`` or ``'@intel64'``, a ChainerX device (``'native:0'``,
+    ``'native'`` or a ``chainerx.Device``), an integer (or a string of one: a
     GPU id, negative for the CPU), or a ``cupy.cuda.Device``.
     """
     if isinstance(device_spec, Device):
@@ -63,6 +64,8 @@ def get_device(device_spec) -> Device:
         return GpuDevice.from_device_id(device_spec.id)
     if isinstance(device_spec, (int, numpy.integer)) and not isinstance(device_spec, bool):
         return _from_int(device_spec)
+    if isinstance(device_spec, chainerx.Device):
+        return ChainerxDevice(device_spec)
     if cuda.available and isinstance(device_spec, cuda.Device):
         return GpuDevice(device_spec)
     if isinstance(device_spec, str):
@@ -70,11 +73,8 @@ def get_device(device_spec) -> Device:
             return _from_int(int(device_spec))
         except ValueError:
             pass
-        if not device_spec.startswith("@"):
-            raise RuntimeError(
-                f"get_device: {device_spec!r} would be a ChainerX device, and fnet has no ChainerX\n"
-                "  hint: use '@numpy' or '@cupy:N' (device strings start with '@')"
-            )
+        if not device_spec.startswith("@"):  # a ChainerX device: 'native:0', 'native', 'cuda:1'
+            return ChainerxDevice(chainerx.get_device(device_spec))
         module, colon, rest = device_spec[1:].partition(":")
         if module == "numpy" and not colon:
             return CpuDevice()
@@ -100,6 +100,8 @@ def get_device_from_array(*arrays) -> Device:
     """The device of the first array among ``arrays`` that is not a NumPy array, else the CPU.
     (Variables are not looked into: pass ``v.array``.)"""
     for array in arrays:
+        if isinstance(array, chainerx.ndarray):
+            return ChainerxDevice(array.device)
         device = GpuDevice.from_array(unbox_all(array))
         if device is not None:
             return device
@@ -107,7 +109,14 @@ def get_device_from_array(*arrays) -> Device:
 
 
 def copyto(dst, src) -> None:
-    """Copy the elements of ``src`` into the array ``dst``, across devices."""
+    """Copy the elements of ``src`` into the array ``dst``, across devices (a ChainerX ``dst``:
+    into the data under it)."""
+    if isinstance(dst, chainerx.ndarray):
+        dst, src = from_chx(dst), from_chx(src)
+        if isinstance(dst, numpy.ndarray):
+            src = array_to_cpu(src)
+    elif isinstance(src, chainerx.ndarray):
+        src = from_chx(src)
     if isinstance(dst, numpy.ndarray):
         numpy.copyto(dst, array_to_cpu(src))
     elif isinstance(dst, cuda.ndarray):
@@ -116,91 +125,33 @@ def copyto(dst, src) -> None:
         cuda.cupy.copyto(dst, cuda.to_gpu(src, device=dst.device))
     else:
         raise TypeError(
-            f"copyto: dst must be a NumPy or CuPy array, got {type(dst).__name__}\n"
+            f"copyto: dst must be a NumPy, CuPy or ChainerX array, got {type(dst).__name__}\n"
             "  hint: copy into the Variable's array: copyto(v.array, src)"
         )
 
 
 def get_array_types() -> tuple:
-    """The array types a Variable can hold: NumPy's, and CuPy's when CuPy is available."""
-    return (numpy.ndarray, cuda.ndarray) if cuda.available else (numpy.ndarray,)
+    """The array types a Variable can hold: NumPy's, CuPy's when CuPy is available, ChainerX's."""
+    cupy = (cuda.ndarray,) if cuda.available else ()
+    return (numpy.ndarray, *cupy, chainerx.ndarray)
 
 
 def get_cpu_array_types() -> tuple:
-    """The array types that live on the CPU."""
-    return (numpy.ndarray,)
+    """The array types that live on the CPU (ChainerX's counted, as in Chainer)."""
+    return (numpy.ndarray, chainerx.ndarray)
 
 
 def is_arrays_compatible(arrays) -> bool:
-    """Whether the arrays (None ignored) can be operands of one function: all on the CPU, or
-    all CuPy arrays."""
+    """Whether the arrays (None ignored) can be operands of one function: all ChainerX arrays,
+    or none of them and all on the CPU, or all CuPy arrays."""
     arrays = [a for a in arrays if a is not None]
     if not arrays:
         return True
-    types = cuda.ndarray if isinstance(arrays[0], cuda.ndarray) else get_cpu_array_types()
+    chx = [isinstance(a, chainerx.ndarray) for a in arrays]
+    if any(chx):
+        return all(chx)
+    types = cuda.ndarray if isinstance(arrays[0], cuda.ndarray) else numpy.ndarray
     return all(isinstance(a, types) for a in arrays)
-
-
-def _no_chainerx(where: str) -> RuntimeError:
-    return RuntimeError(
-        f"{where}: ChainerX is not available.\n"
-        "  hint: fnet behaves as a Chainer build without ChainerX; use '@numpy' or '@cupy:N'"
-    )
-
-
-class ChainerxDevice(Device):
-    """Chainer's ChainerX device. fnet has no ChainerX, so no device is one (``isinstance(d,
-    ChainerxDevice)`` is False for every device made here) and making one raises RuntimeError."""
-
-    xp = chainerx
-    supported_array_types = (chainerx.ndarray,)
-
-    def __init__(self, device) -> None:
-        raise _no_chainerx("ChainerxDevice")
-
-    @staticmethod
-    def from_array(array) -> None:
-        """The ChainerX device of ``array``: None, as no array is a ChainerX array."""
-        return None
-
-    @staticmethod
-    def from_fallback_device(device):
-        raise _no_chainerx("ChainerxDevice.from_fallback_device")
-
-    name = property(lambda self: None, doc="The device's name (no instance exists).")
-
-    def send_array(self, array):
-        raise _no_chainerx("ChainerxDevice.send_array")
-
-    def is_array_supported(self, array) -> bool:
-        return False
-
-
-def _array_to_chx(array):
-    if array is None:
-        return None
-    raise _no_chainerx("to_chx")
-
-
-def _array_from_chx(array):
-    if array is not None and not isinstance(array, get_array_types()):
-        raise TypeError(
-            f"from_chx: tried to convert to a non-ChainerX array from an invalid type: "
-            f"{type(array).__name__}\n  hint: pass NumPy or CuPy arrays (or lists and tuples of them)"
-        )
-    return array
-
-
-def to_chx(array):
-    """Chainer's conversion of an array (or a list or tuple of them) to ChainerX: None stays
-    None, an array raises RuntimeError (fnet has no ChainerX)."""
-    return convert_arrays(array, _array_to_chx)
-
-
-def from_chx(array):
-    """Chainer's conversion of an array (or a list or tuple of them) from ChainerX: NumPy and
-    CuPy arrays come back as they are (none is a ChainerX array); other types are a TypeError."""
-    return convert_arrays(array, _array_from_chx)
 
 
 # converters (fnet.data) read device specs with Chainer's rules while this layer is in use

@@ -268,7 +268,7 @@ def build_computational_graph(
     for out in outputs:
         if isinstance(out, Variable):
             data = out._data
-            builder.variable(out.node, data.record if type(data) is Tracer else None)
+            builder.variable(out._node, data.record if type(data) is Tracer else None)
         elif isinstance(out, VariableNode):
             builder.variable(out, getattr(out, "_record", None))
         elif _is_function(out):

@@ -19,6 +19,7 @@ from .. import backend
 from ..autodiff import Tracer, unbox_all
 from ..autodiff.primitive import take_output
 from . import _debug_stack, configuration, function_hooks
+from ._chx import find, present
 from ._tape import apply_node, old_style
 from .function_hooks import check_finite
 from .utils import type_check
@@ -196,18 +197,19 @@ class FunctionNode(_ForwardByDevice):
             outputs = tuple(Variable._of(y) for y in packed)
         for hook in hooks:
             hook.forward_postprocess(self, tuple(arrays))
-        self.inputs = tuple(v.node for v in variables)
-        self.outputs = tuple(weakref.ref(y.node) for y in outputs)
+        self.inputs = tuple(v._node for v in variables)
+        self.outputs = tuple(weakref.ref(y._node) for y in outputs)
         # as Chainer's, the nodes of retained inputs and outputs keep their arrays
         for i in self._input_indexes_to_retain or ():
             self.inputs[i]._retain(arrays[i])
         for i in self._output_indexes_to_retain or ():
-            outputs[i].node._retain(outputs[i].array)
+            outputs[i]._node._retain(outputs[i].array)
         self.rank = max((v.rank for v in variables), default=0)
         if configuration.config.debug:
             check_finite(self.label, "forward", [y.array for y in outputs])
             self.stack = traceback.extract_stack()
-        return outputs
+        device = find(variables)
+        return outputs if device is None else present(outputs, device)  # ChainerX in, ChainerX out
 
     # -- inside the primitive --------------------------------------------------------------
     def _run_forward(self, inputs) -> tuple:

@@ -19,6 +19,8 @@ from .. import backend
 from ..errors import FnetError
 from . import configuration
 from . import functions as F
+from ._chx import find, to_data
+from .backend import from_chx
 from .testing import array as _array
 from .variable import Variable, as_array
 from .variable import backward as _backward
@@ -200,6 +202,15 @@ def numerical_grad(
 
 
 # -- checking backward -----------------------------------------------------------------------------
+def _presenting(func: Callable, device) -> Callable:
+    """``func`` given its Variables presenting ChainerX arrays on ``device``."""
+
+    def on_chainerx(*variables):
+        return func(*(v if v is None else v._present(device) for v in variables))
+
+    return on_chainerx
+
+
 def _call(func: Callable, args) -> tuple:
     """``func(*args)`` as a tuple, checked to hold Variables (or None)."""
     ys = _as_tuple(func(*args))
@@ -285,6 +296,9 @@ def check_backward(
     >>> check_backward(F.tanh, x, numpy.ones((3, 2)))
     """
     xs, params = _as_tuple(x_data), _as_tuple(params)
+    chx = find(xs)
+    if chx is not None:  # checked on the data; func sees Variables presenting ChainerX arrays
+        xs, y_grad, func = to_data(xs), to_data(y_grad), _presenting(func, chx)
     if dtype is not None and numpy.dtype(dtype).kind != "f":
         raise ValueError(f"check_backward: dtype must be a float type or None, got {numpy.dtype(dtype)}")
     if no_grads is None:
@@ -379,8 +393,8 @@ class _CheckBackward:
                     f"check_backward: gradient of int variable must be None, but inputs[{i}] ({_props([v])}) "
                     "got one\n  hint: a backward must return None for inputs in no_grads"
                 )
-        grads = [None if v is None else v.grad for v in self._checked(self.variables)]
-        grads += [p.grad for p in self.params]
+        grads = [None if v is None else from_chx(v.grad) for v in self._checked(self.variables)]
+        grads += [from_chx(p.grad) for p in self.params]
         total = 0.0
         for g, d in zip(grads, directions):
             if g is not None:
@@ -416,7 +430,7 @@ class _CheckBackward:
             finally:
                 for p, original in zip(self.params, originals):
                     p.array = original
-            return tuple(None if y is None else y.array for y in ys)
+            return tuple(None if y is None else from_chx(y.array) for y in ys)
 
         (derivative,) = numerical_grad(
             along_direction,

@@ -27,7 +27,7 @@ from .. import backend
 from .. import tree as _tree
 from ..errors import aval
 from . import initializers
-from .backend import get_device
+from .backend import ChainerxDevice, from_chx, get_device
 from .backends import intel64
 from .backends._cpu import CpuDevice
 from .link_hooks.link_hook import (
@@ -143,6 +143,8 @@ def _to_method_of(device: backend.Device) -> tuple[str, dict]:
         return "to_gpu", {"device": device.id}
     if isinstance(device, intel64.Intel64Device):
         return "to_intel64", {}
+    if isinstance(device, ChainerxDevice):
+        return "to_chx", {}  # final: no subclass overrides it, so none is called
     return "to_cpu", {}
 
 
@@ -458,7 +460,8 @@ class Link:
             data = serializer(name, param.array)
             if param.array is None and data is not None:
                 param.initialize(data.shape)
-                param.array[...] = backend.to_device(data, param.device)
+                target = from_chx(param.array)  # a ChainerX array's data takes the assignment
+                target[...] = backend.to_device(data, backend.get_device_from_array(target))
         for name in sorted(self._persistent):
             d[name] = serializer(name, d[name])
         for name, child in self._named_children():
@@ -591,15 +594,17 @@ class Link:
         return self
 
     def to_chx(self) -> Link:
-        """Chainer's move to ChainerX arrays: fnet is a Chainer build without ChainerX, so this
-        raises RuntimeError, as Chainer does there."""
-        raise RuntimeError(
-            f"{type(self).__name__}.to_chx: ChainerX is not available.\n"
-            "  hint: fnet has no ChainerX; use to_device('@numpy') or to_device('@cupy:N')"
-        )
+        """Present the parameters and persistent arrays of the hierarchy as ChainerX arrays over
+        the same memory (``native:0`` for NumPy); nothing if they are; returns self."""
+        if not isinstance(self._device, ChainerxDevice):
+            target = ChainerxDevice.from_fallback_device(self._device)
+            self.device_resident_accept(_ToDevice(target, entry=("to_chx", {})))
+        return self
 
     def from_chx(self) -> Link:
-        """Chainer's move back from ChainerX arrays: nothing here holds one; returns self."""
+        """Present them as NumPy/CuPy arrays again (the same memory); returns self."""
+        if isinstance(self._device, ChainerxDevice):
+            self.device_resident_accept(_ToDevice(self._device.fallback_device, entry=("from_chx", {})))
         return self
 
     @property

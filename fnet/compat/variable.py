@@ -4,6 +4,10 @@ A Variable that needs a gradient holds a ``Tracer`` of level 0; operations on it
 level through the same primitives as the pure API, and ``backward()`` runs the one backward
 engine (``create_graph`` when double backprop is asked for). A Variable that needs none holds
 the raw array, so inference and data inputs cost nothing extra.
+
+A Variable given a ``chainerx.ndarray`` keeps the NumPy data under it (the same memory) and
+presents its array and gradient as ChainerX arrays on that device (``_chx``); functions compute
+on the data (``fnet.compat._chx`` converts at their boundary).
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from .. import backend
 from ..autodiff import Record, Tracer, unbox_all
 from ..autodiff import backward as _run_backward
 from ..errors import aval
-from . import _debug_stack, configuration, initializers
+from . import _debug_stack, chainerx, configuration, initializers
 from ._layouts import FIRST_OF
 from ._migration import keyword_error
 from ._tape import (
@@ -32,7 +36,9 @@ from ._tape import (
     owners,
     untraced_creator,
 )
-from .backend import CpuDevice, get_device_from_array
+from .backend import ChainerxDevice, CpuDevice, get_device, get_device_from_array
+from .backends._chainerx import array_to_chx
+from .chainerx._array import raw
 
 __all__ = [
     "Variable",
@@ -61,7 +67,7 @@ def _refuse_old_style(records) -> None:
 
 
 def _is_array(value) -> bool:
-    return isinstance(value, numpy.ndarray) or backend.is_array(value)
+    return isinstance(value, (numpy.ndarray, chainerx.ndarray)) or backend.is_array(value)
 
 
 def _check_grad(variable: Variable, g, where: str) -> None:
@@ -69,7 +75,7 @@ def _check_grad(variable: Variable, g, where: str) -> None:
     data = variable.array
     if g is None or data is None:
         return
-    value = unbox_all(g)
+    value = raw(g) if type(g) is chainerx.ndarray else unbox_all(g)
     if not _is_array(value):
         raise TypeError(
             f"{where}: the grad of {variable._describe()} must be an array, got {type(value).__name__}"
@@ -102,9 +108,17 @@ class Variable:
     array([8.], dtype=float32)
     """
 
-    __slots__ = ("_data", "_grad_var", "_name", "_requires_grad", "_loss_scale", "_node_made", "__weakref__")
+    __slots__ = (
+        "_data",
+        "_grad_var",
+        "_name",
+        "_requires_grad",
+        "_loss_scale",
+        "_node_made",
+        "_chx",
+        "__weakref__",
+    )
     __array_priority__ = 200
-    _has_chainerx_array = False  # a Chainer build without ChainerX: never a ChainerX array
     # False only on a Parameter made without an array, until its grad is set, cleared, zeroed or
     # drawn with the array: reading ``grad`` before then is an error, as in Chainer
     _grad_valid = True
@@ -132,6 +146,7 @@ class Variable:
         self._grad_var = None
         self._data = None
         self._node_made = None
+        self._chx = None
         self._set_array(data)
         if grad is not None:
             self.grad = grad
@@ -150,13 +165,8 @@ class Variable:
         layout=None,
     ) -> Variable:
         """Chainer's constructor without the checks of ``data`` (for speed); ``device``,
-        ``grad_valid``, ``node`` and ``layout`` are Chainer's bookkeeping, which fnet has no
-        use for. There are no ChainerX arrays here, so ``is_chainerx_array`` must not be True."""
-        if is_chainerx_array:
-            raise RuntimeError(
-                "Variable._init_unchecked: is_chainerx_array=True, but ChainerX is not available\n"
-                "  hint: fnet behaves as a Chainer build without ChainerX; pass NumPy or CuPy arrays"
-            )
+        ``grad_valid``, ``node``, ``layout`` and ``is_chainerx_array`` are Chainer's bookkeeping,
+        which fnet reads from ``data`` itself."""
         variable = object.__new__(Variable)
         variable._init_fields(data, name, grad, requires_grad)
         return variable
@@ -176,6 +186,7 @@ class Variable:
         v._name = None
         v._requires_grad = traced
         v._node_made = None
+        v._chx = None
         if traced:
             owners[value.record] = v
         return v
@@ -183,9 +194,28 @@ class Variable:
     # -- the array ------------------------------------------------------------------------
     @property
     def array(self):
-        """The underlying array (not part of the graph)."""
+        """The underlying array (not part of the graph): a ChainerX array over the data when
+        the variable holds one."""
         data = self._data
-        return data.value if type(data) is Tracer else data
+        data = data.value if type(data) is Tracer else data
+        chx = self._chx
+        if chx is None:
+            return data
+        if raw(chx) is not data:  # the data was replaced (an optimizer's step)
+            chx = self._chx = array_to_chx(data, chx.device)
+        return chx
+
+    @property
+    def _has_chainerx_array(self) -> bool:
+        """Whether the array is a ChainerX array."""
+        return self._chx is not None
+
+    def _present(self, device) -> Variable:
+        """Present the array as a ChainerX array on ``device`` (None: as the data); returns self."""
+        data = self._data
+        data = data.value if type(data) is Tracer else data
+        self._chx = None if device is None or data is None else array_to_chx(data, device)
+        return self
 
     @array.setter
     def array(self, value) -> None:
@@ -199,6 +229,11 @@ class Variable:
         return self.array
 
     def _set_array(self, value) -> None:
+        if type(value) is chainerx.ndarray:
+            self._chx = value
+            value = raw(value)
+        else:
+            self._chx = None
         if value is not None and self._grad_var is not None:
             old = self._grad_var.array
             if old is not None and getattr(value, "shape", None) != old.shape:
@@ -216,14 +251,23 @@ class Variable:
             self._data = value
 
     @property
-    def node(self) -> VariableNode:
-        """This variable's node in the graph (one for the variable's lifetime)."""
+    def _node(self) -> VariableNode:
+        """This variable's node in the graph (one for the variable's lifetime); Chainer's
+        private name, which its tests use, and the one this layer uses."""
         node = self._node_made
         if node is None:
             node = self._node_made = VariableNode(self)
         return node
 
-    _node = node  # Chainer's private name, which its tests use
+    @property
+    def node(self) -> VariableNode:
+        """This variable's node in the graph; a variable of ChainerX provides none, as in Chainer."""
+        if self._chx is not None:
+            raise RuntimeError(
+                f"{type(self).__name__}.node: a variable of ChainerX does not provide a node\n"
+                "  hint: use its creator, or from_chx() it first"
+            )
+        return self._node
 
     # -- the gradient ---------------------------------------------------------------------
     @property
@@ -238,6 +282,8 @@ class Variable:
                     "  hint: set it manually, or call cleargrad() (cleargrads() on its link) beforehand"
                 )
             return None
+        if g._chx is None and self._chx is not None:
+            g._present(self._chx.device)  # a gradient backward stored as NumPy data
         return g.array
 
     @grad.setter
@@ -248,18 +294,27 @@ class Variable:
                 f"{type(g).__name__}\n  hint: wrap it with numpy.asarray(g)"
             )
         _check_grad(self, g, "Variable.grad")
+        self._check_chx_grad(g, "grad")
         self._grad_var = None if g is None else Variable(g)  # as Chainer's: a Variable that requires grad
         self._validate_grad()
 
     @property
     def _grad(self):
         """Chainer's private name of the gradient array (without ``grad``'s validity check)."""
-        g = self._grad_var
+        g = self.grad_var
         return None if g is None else g.array
 
     @_grad.setter
     def _grad(self, g) -> None:
         self._grad_var = None if g is None else Variable._of(g)
+
+    def _check_chx_grad(self, g, name: str) -> None:
+        """ChainerX's rule: an array that does not require grad has no gradient to set."""
+        if g is not None and self._chx is not None and not self._requires_grad:
+            raise RuntimeError(
+                f"Variable.{name}: {self._describe()} holds a ChainerX array that does not require "
+                "grad, so it takes no gradient\n  hint: make it with requires_grad=True"
+            )
 
     def _validate_grad(self) -> None:
         """Make ``grad`` readable (only a Parameter can hold it unreadable)."""
@@ -269,13 +324,17 @@ class Variable:
     @property
     def grad_var(self):
         """The gradient as a Variable (with a graph after ``enable_double_backprop``), or None."""
-        return self._grad_var
+        g = self._grad_var
+        if g is not None and g._chx is None and self._chx is not None:
+            g._present(self._chx.device)
+        return g
 
     @grad_var.setter
     def grad_var(self, g) -> None:
         if g is not None and not isinstance(g, Variable):
             raise TypeError(f"Variable.grad_var: expected a Variable or None, got {type(g).__name__}")
         _check_grad(self, None if g is None else g._data, "Variable.grad_var")
+        self._check_chx_grad(g, "grad_var")
         self._grad_var = g
         self._validate_grad()
 
@@ -301,14 +360,21 @@ class Variable:
 
     def addgrad(self, var: Variable) -> None:
         """Add ``var``'s gradient to this one, on this variable's device; an uninitialized
-        Parameter is first initialized to ``var``'s shape, as in Chainer."""
+        Parameter is first initialized to ``var``'s shape, as in Chainer. Gradients of ChainerX
+        and of other devices are not added together (a RuntimeError, as in Chainer)."""
+        if (self.device.xp is chainerx) != (var.device.xp is chainerx):
+            raise RuntimeError(
+                f"Variable.addgrad: cannot add a gradient on {var.device} to one on {self.device} "
+                "(ChainerX and non-ChainerX devices)\n  hint: move one variable first: to_device(...)"
+            )
         if var.grad is None:
             return
         source = var._grad_var
         if self.array is None and isinstance(self, Parameter):
             self.initialize(var.shape)
-        g = backend.to_device(source.array, self.device)
-        self._grad_var = Variable._of(g if self._grad_var is None else self._grad_var.array + g)
+        g = raw(_send(source.array, self.device))  # the data; a ChainerX variable presents it
+        mine = self._grad_var
+        self._grad_var = Variable._of(g if mine is None else raw(mine.array) + g)
         self._validate_grad()
 
     def copydata(self, var: Variable) -> None:
@@ -325,11 +391,11 @@ class Variable:
         if dst is None and isinstance(self, Parameter):
             self.initialize(var.array.shape)
             dst = self.array
-        src = backend.to_device(var.array, self.device)
+        src = _send(var.array, self.device)
         if dst is None:
             self.array = src.copy()
         else:
-            dst[...] = src
+            raw(dst)[...] = raw(src)  # the data under ChainerX arrays takes the assignment
 
     @property
     def requires_grad(self) -> bool:
@@ -355,7 +421,9 @@ class Variable:
 
     @property
     def xp(self):
-        """The array module of the data (``numpy`` or ``cupy``)."""
+        """The array module of the array (``numpy``, ``cupy`` or ``chainerx``)."""
+        if self._chx is not None:
+            return chainerx
         return backend.xp(self.array) if self.array is not None else numpy
 
     @property
@@ -416,7 +484,7 @@ class Variable:
         """Forget how this variable was made: it becomes a leaf of the graph (keeping its rank)."""
         data = self._data
         if type(data) is Tracer and not data.record.owned:
-            self.node._rank = self.rank
+            self._node._rank = self.rank
             record = data.record
             parents = record.cut()
             if self._requires_grad:
@@ -439,13 +507,13 @@ class Variable:
             data.record.relink(cut[1])
             if node_of(data.record) is node:
                 del cut_records[data.record]
-                self.node._rank = node.rank + 1
+                self._node._rank = node.rank + 1
                 return
             data.record.cut()
         value = data.value if traced else data
         self._data = Tracer(value, 0, Record(apply_node, (), (), {"node": node}, value, 0))
         self._requires_grad = True
-        self.node._rank = node.rank + 1
+        self._node._rank = node.rank + 1
 
     @creator.setter
     def creator(self, function) -> None:
@@ -518,27 +586,56 @@ class Variable:
     # -- devices --------------------------------------------------------------------------
     def to_device(self, device) -> Variable:
         """Move the array and the gradient to ``device`` (in place); returns self."""
+        return self._to_device(device, allow_unchaining=False)
+
+    def _to_device(self, device, allow_unchaining: bool) -> Variable:
+        """``to_device``; Chainer's rules on ChainerX unless ``allow_unchaining`` (Parameters):
+        a variable in a graph moves neither out of ChainerX nor, with a creator, into it."""
+        target = get_device(device)
+        to_chx = isinstance(target, ChainerxDevice)
         data = self.array
+        if not allow_unchaining and data is not None:
+            if self._chx is not None and not to_chx and self._requires_grad:
+                raise RuntimeError(
+                    f"{type(self).__name__}.to_device: a variable of a ChainerX array that requires "
+                    f"grad cannot move to the non-ChainerX device {target}\n"
+                    "  hint: make it with requires_grad=False, or unchain it from ChainerX's graph first"
+                )
+            if self._chx is None and to_chx and self.creator is not None:
+                raise RuntimeError(
+                    f"{type(self).__name__}.to_device: a variable with a creator cannot move to the "
+                    f"ChainerX device {target}\n  hint: move the inputs before applying functions to them"
+                )
         if data is not None:
-            self._set_array(backend.to_device(data, device))
-        if self._grad_var is not None:
-            self._grad_var = Variable._of(backend.to_device(self._grad_var.array, device))
+            self._set_array(_send(data, target))
+        grad = self.grad_var
+        if grad is not None and to_chx and not self._requires_grad:
+            self._grad_var = None  # a ChainerX array that requires no grad has none
+        elif grad is not None:
+            self._grad_var = Variable._of(None)
+            self._grad_var._set_array(_send(grad.array, target))
         return self
 
     def to_cpu(self) -> Variable:
         return self.to_device("@numpy")
 
     def to_chx(self) -> None:
-        """Chainer's conversion to ChainerX arrays: fnet is a Chainer build without ChainerX,
-        so this raises RuntimeError, as Chainer does there."""
-        raise RuntimeError(
-            f"{type(self).__name__}.to_chx: ChainerX is not available.\n"
-            "  hint: fnet has no ChainerX; keep NumPy or CuPy arrays (to_device('@numpy'))"
-        )
+        """Present the array and the gradient as ChainerX arrays over the same memory, on the
+        ChainerX device of the same hardware (``native:0`` for NumPy); nothing if they are."""
+        self._to_chx(allow_unchaining=False)
+
+    def _to_chx(self, allow_unchaining: bool) -> None:
+        if self._chx is None:
+            self._to_device(ChainerxDevice.from_fallback_device(self.device), allow_unchaining)
 
     def from_chx(self) -> None:
-        """Chainer's conversion back from ChainerX arrays: a variable here never holds one, so
-        nothing changes."""
+        """Present the array and the gradient as NumPy/CuPy arrays again (the same memory);
+        nothing if they are."""
+        self._from_chx(allow_unchaining=False)
+
+    def _from_chx(self, allow_unchaining: bool) -> None:
+        if self._chx is not None:
+            self._to_device(self.device.fallback_device, allow_unchaining)
 
     def to_gpu(self, device=None) -> Variable:
         return self.to_device(f"@cupy:{0 if device is None else int(device)}")
@@ -639,6 +736,16 @@ class Variable:
     __hash__ = None  # as Chainer's: key dicts and sets by id(variable)
 
 
+def _send(array, device):
+    """``array`` on ``device`` (a ChainerX array to a ChainerX device, or its data elsewhere)."""
+    target = get_device(device)
+    if isinstance(target, ChainerxDevice):
+        return target.send_array(array)
+    if type(array) is chainerx.ndarray:
+        array = raw(array)
+    return backend.to_device(array, target)
+
+
 def _statistics(a) -> str:
     """Chainer's statistics line: mean and standard deviation (none for an empty array)."""
     if a.size == 0:
@@ -708,10 +815,23 @@ class Parameter(Variable):
             )
         return configuration.get_dtype(self.initializer.dtype)
 
+    @property
+    def device(self):
+        """The device of the array; before it is drawn, the one it will be drawn on."""
+        if self.array is None:
+            return get_device(self._initial_device)
+        return super().device
+
     def initialize(self, shape) -> None:
-        """Draw the array of ``shape`` from the initializer, and the grad as ``_grad_fill`` says."""
+        """Draw the array of ``shape`` from the initializer, and the grad as ``_grad_fill`` says
+        (on a ChainerX device: drawn on its fallback device, and presented as ChainerX)."""
         device = self._initial_device
+        chx = isinstance(device, ChainerxDevice)
+        if chx:
+            device, target = device.fallback_device, device
         self._take(initializers.generate_array(self.initializer, shape, device.xp, device=device))
+        if chx:
+            self._present(target.device)
 
     def _take(self, array) -> None:
         """Make ``array``, drawn for this parameter, its array, with the grad ``initialize`` gives."""
@@ -746,9 +866,25 @@ class Parameter(Variable):
 
     def to_device(self, device) -> Parameter:
         if self.array is None:
-            self._initial_device = backend.get_device(device)
+            self._initial_device = get_device(device)
             return self
-        return super().to_device(device)
+        return self._to_device(device, allow_unchaining=True)
+
+    def to_chx(self) -> None:
+        """As ``Variable.to_chx``; an uninitialized parameter will be drawn as ChainerX."""
+        if self.array is None:
+            if not isinstance(self._initial_device, ChainerxDevice):
+                self._initial_device = ChainerxDevice.from_fallback_device(get_device(self._initial_device))
+            return
+        self._to_chx(allow_unchaining=True)
+
+    def from_chx(self) -> None:
+        """As ``Variable.from_chx``; an uninitialized parameter will be drawn as NumPy/CuPy."""
+        if self.array is None:
+            if isinstance(self._initial_device, ChainerxDevice):
+                self._initial_device = self._initial_device.fallback_device
+            return
+        self._from_chx(allow_unchaining=True)
 
     def __copy__(self) -> Parameter:
         """A shallow copy sharing the array; as in Chainer, the two go on sharing it when either

@@ -12,17 +12,23 @@ import abc
 import numpy
 
 from ... import backend as _core
+from .. import chainerx
+from ..chainerx._array import raw
 
 __all__ = ["Device", "CpuDevice", "convert_arrays", "array_to_cpu", "get_array_module"]
 
 
 def get_array_module(*args):
-    """``cupy`` if one of ``args`` is a CuPy array (or a Variable holding one), else ``numpy``.
+    """``chainerx`` if one of ``args`` is a ChainerX array (or a Variable holding one), else
+    ``cupy`` if one is a CuPy array, else ``numpy``.
 
     A Variable is looked into by its ``array`` attribute (the Variable class stands above the
     devices, which do not import it); arrays have no such attribute.
     """
-    return _core.xp(*[getattr(a, "array", a) for a in args])
+    arrays = [getattr(a, "array", a) for a in args]
+    if any(isinstance(a, chainerx.ndarray) for a in arrays):
+        return chainerx
+    return _core.xp(*arrays)
 
 
 def convert_arrays(arrays, convert):
@@ -43,9 +49,14 @@ def convert_arrays(arrays, convert):
 
 
 def array_to_cpu(array):
-    """``array`` as a NumPy array (copied from the GPU when it is a CuPy array)."""
+    """``array`` as a NumPy array (copied from the GPU when it is a CuPy array; a ``native``
+    ChainerX array gives the NumPy array under it)."""
     if array is None or isinstance(array, numpy.ndarray):
         return array
+    if type(array) is chainerx.ndarray:
+        array = raw(array)
+        if isinstance(array, numpy.ndarray):
+            return array
     if type(array).__module__.startswith("cupy"):
         with array.device:
             return array.get()

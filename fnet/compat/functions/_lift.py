@@ -19,6 +19,7 @@ from ... import ops as _ops
 from ...autodiff import Tracer, unbox_all
 from ...errors import InvalidInputError
 from .. import configuration
+from .._chx import find, present, to_data
 from .._migration import keyword_error
 from .._random import next_key
 from ..function_hooks import observe as _observe
@@ -122,6 +123,12 @@ def lift(pure):
     keeps = False  # whether its nodes keep results of the call (Dropout's mask)
 
     def call(node, args, kwargs):
+        device = find(args) or (find(kwargs.values()) if kwargs else None)
+        if device is None:
+            return compute(node, args, kwargs)
+        return present(compute(node, to_data(args), to_data(kwargs)), device)  # see ``_chx``
+
+    def compute(node, args, kwargs):
         args = [
             a._data if isinstance(a, Variable) else unwrap(a) if type(a) in _CONTAINERS else a for a in args
         ]

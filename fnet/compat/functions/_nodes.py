@@ -99,7 +99,7 @@ class BuiltinNode(FunctionNode):
         if self._args is None:
             return None
         return tuple(
-            tracer_node(x) if type(x) is Tracer else Variable(x, requires_grad=False).node
+            tracer_node(x) if type(x) is Tracer else Variable(x, requires_grad=False)._node
             for x in _operands(self._args)
         )
 

@@ -7,6 +7,8 @@ import io
 import numpy
 
 from ... import backend
+from .. import chainerx
+from ..backends._chainerx import array_to_chx, from_chx
 from ..variable import Variable
 from . import _util
 
@@ -78,6 +80,8 @@ def _as_noncontiguous_array(array):
         return type(array)(_as_noncontiguous_array(a) for a in array)
     if array is None or array.size <= 1:
         return array
+    if type(array) is chainerx.ndarray:  # the same spread-out copy of its data, as ChainerX
+        return array_to_chx(_as_noncontiguous_array(from_chx(array)), array.device)
     xp = backend.xp(array)
     every_other = (slice(None, None, -2),) * array.ndim
     with backend.using_device(backend.get_device_from_array(array)):

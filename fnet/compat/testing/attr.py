@@ -2,8 +2,9 @@
 
 ``gpu`` and ``multi_gpu(n)`` mark a test ``gpu`` and skip it unless CuPy sees enough CUDA
 devices (and ``CHAINER_TEST_GPU_LIMIT``, when set, allows that many). ``cudnn`` marks a test
-that needs cuDNN, and skips it without a GPU. ``chainerx`` and ``ideep`` mark tests of backends
-that fnet does not have: they are always skipped, with the reason. ``slow`` only marks.
+that needs cuDNN, and skips it without a GPU. ``chainerx`` only marks (fnet has ChainerX; a
+test on a ``cuda`` ChainerX device is also marked ``gpu``). ``ideep`` marks tests of iDeep, which
+fnet does not have: they are always skipped, with the reason. ``slow`` only marks.
 
 Each works on a test function or method and on a test class (also on the result of
 ``parameterize``, a bundle of classes).
@@ -112,7 +113,11 @@ def _absent_backend(name: str, what: str):
     return annotate
 
 
-chainerx = _absent_backend("chainerx", "ChainerX")
+def chainerx(target):
+    """A decorator for a test of ChainerX (``fnet.compat.chainerx``): marked ``chainerx``."""
+    return _annotate(target, "chainerx")
+
+
 ideep = _absent_backend("ideep", "iDeep")
 
 

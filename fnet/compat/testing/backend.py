@@ -3,9 +3,10 @@
 ``@inject_backend_tests(None, [{}, {'use_cuda': True}])`` makes one class per configuration,
 named as Chainer names them (``TestFoo_use_chainerx_false__..._use_ideep_never``), whose test
 methods receive the ``BackendConfig`` as their argument. Here the CPU runs NumPy, and
-``{'use_cuda': True}`` runs CuPy on a GPU (marked ``gpu``, skipped without one); ChainerX and
-iDeep configurations are marked and skipped, as fnet has neither. The devices are
-``chainer.backend``'s.
+``{'use_cuda': True}`` runs CuPy on a GPU (marked ``gpu``, skipped without one),
+``{'use_chainerx': True, 'chainerx_device': 'native:0'}`` runs on fnet's ChainerX (marked
+``chainerx``; a ``cuda:N`` ChainerX device also ``gpu``), and iDeep configurations are marked and
+skipped, as fnet has no iDeep. The devices are ``chainer.backend``'s.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import functools
 import inspect
 
-from .. import backend, configuration
+from .. import backend, chainerx, configuration
 from . import _bundle, attr
 
 __all__ = ["BackendConfig", "inject_backend_tests"]
@@ -75,13 +76,10 @@ class BackendConfig:
         """The device the test's arrays live on (a ``chainer.backend`` device; making a GPU or
         iDeep device where there is none raises ``RuntimeError``)."""
         if self._device is None:
-            if self.use_chainerx:
-                raise RuntimeError(
-                    f"BackendConfig: ChainerX (device {self.chainerx_device!r}) is not available in fnet\n"
-                    "  hint: tests injected with a ChainerX configuration are skipped (attr.chainerx)"
-                )
             if self.use_cuda:
                 self._device = backend.GpuDevice.from_device_id(self.cuda_device)
+            elif self.use_chainerx:
+                self._device = backend.ChainerxDevice(chainerx.get_device(self.chainerx_device))
             elif self.use_ideep != "never":
                 self._device = backend.Intel64Device()
             else:
@@ -90,7 +88,7 @@ class BackendConfig:
 
     @property
     def xp(self):
-        """The array module of the device (``numpy`` or ``cupy``)."""
+        """The array module of the device (``numpy``, ``cupy`` or ``chainerx``)."""
         return self.device.xp
 
     def get_array(self, np_array):

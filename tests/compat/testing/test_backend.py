@@ -89,11 +89,18 @@ def test_ideep_has_no_device_here():
         _ = config.device
 
 
-def test_chainerx_has_no_device_here():
-    config = testing.BackendConfig({"use_chainerx": True, "chainerx_device": "native:0"})
+def test_a_chainerx_configuration_runs_on_fnets_chainerx():
+    from fnet.compat import backend, chainerx
+
+    config = testing.BackendConfig({"use_chainerx": True, "chainerx_device": "native:1"})
     assert config.get_pytest_marks() == [attr.chainerx]
-    with pytest.raises(RuntimeError, match="ChainerX .* is not available in fnet"):
-        _ = config.device
+    assert config.device == backend.get_device("native:1") and config.xp is chainerx
+    x = config.get_array(numpy.ones(2, numpy.float32))
+    assert isinstance(x, chainerx.ndarray) and x.device.name == "native:1"
+    with config:
+        assert chainerx.get_default_device().name == "native:1"
+    gpu = testing.BackendConfig({"use_chainerx": True, "chainerx_device": "cuda:1"})
+    assert gpu.get_pytest_marks()[:2] == [attr.chainerx, attr.gpu]  # skipped without a GPU
 
 
 @pytest.mark.parametrize(
@@ -158,12 +165,7 @@ def test_injected_tests_under_pytest(pytester, monkeypatch):
     expected += ["test_inner.py::TestPlain::test_without", f"test_inner.py::TestPlain_{cpu}::test_with"]
     assert [line for line in ids if "::" in line] == expected
     result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "-rs")
-    result.assert_outcomes(passed=3, skipped=3)
+    result.assert_outcomes(passed=4, skipped=2)
     result.stdout.fnmatch_lines(
-        [
-            "*needs CuPy and a CUDA device*",
-            "*ChainerX is not available in fnet*",
-            "*iDeep is not available in fnet*",
-        ],
-        consecutive=False,
+        ["*needs CuPy and a CUDA device*", "*iDeep is not available in fnet*"], consecutive=False
     )
