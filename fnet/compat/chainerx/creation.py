@@ -18,6 +18,9 @@ from ._dtypes import check_dtype, default_for, to_dtype
 from ._errors import ChainerxError, DimensionError, DtypeError
 from .manipulation import broadcast_to, reshape
 
+# NumPy's "copy only where needed": None on NumPy 2, False before (where None is refused)
+_IF_NEEDED = None if int(numpy.__version__.split(".")[0]) >= 2 else False
+
 __all__ = [
     "array",
     "asarray",
@@ -80,7 +83,8 @@ def array(obj, dtype=None, copy=True, device=None) -> ndarray:
         return result.copy() if copy and result is obj else result
     device = get_device(device)
     # ChainerX's copy=False shares the data where it can and copies otherwise (NumPy 2's None)
-    data = numpy.array(obj, dtype=None if dtype is None else to_dtype(dtype), copy=True if copy else None)
+    dtype = None if dtype is None else to_dtype(dtype)
+    data = numpy.array(obj, dtype=dtype, copy=True if copy else _IF_NEEDED)
     if data.dtype == numpy.dtype("O") or data.dtype.kind in "USc":
         raise DtypeError(
             message(
