@@ -10,12 +10,13 @@ methods of a captured array are those of its device value.
 
 from __future__ import annotations
 
+import functools
 import types
 
 import numpy
 
 from .. import backend
-from ._record import CapturedArray, Op, _captured_in, _raw, active_recorder
+from ._record import CapturedArray, active_recorder, record_call
 
 __all__ = ["RecordingModule", "module_of"]
 
@@ -61,37 +62,29 @@ class RecordingModule(types.ModuleType):
 
 
 def _recorded(fn):
-    """``fn`` with each call recorded (arrays written through ``out=`` as written in place)."""
+    """``fn`` with each call recorded while a step is (``record_call``)."""
 
     def call(*args, **kwargs):
-        recorder = active_recorder()
-        if recorder is None:
+        if active_recorder() is None:
             return fn(*args, **kwargs)
-        out = kwargs.get("out")
-        written = tuple(_captured_in(out)) if out is not None else ()
-        raw = fn(*_raw(args, recorder), **_raw(kwargs, recorder))
-        result = recorder.wrap(raw, {id(t.value): t for t in written})
-        effect = not _captured_in(result) and not written
-        return recorder.record(Op("call", fn, args, kwargs, result, mutates=written, effect=effect))
+        return record_call(fn, args, kwargs)
 
     call.__name__ = getattr(fn, "__name__", "call")
     call.__wrapped__ = fn
     return call
 
 
-_modules: dict = {}
-
-
 def module_of(x: CapturedArray):
     """The array module that ``backend.xp`` answers for captured ``x``: numpy for a host value,
     the recording form of the device's module for a device value."""
     module = backend.xp(x.value)
-    if module is numpy:
-        return numpy
-    proxy = _modules.get(id(module))
-    if proxy is None or proxy._module is not module:
-        proxy = _modules[id(module)] = RecordingModule(module)
-    return proxy
+    return numpy if module is numpy else _recording_form(module)
+
+
+@functools.cache
+def _recording_form(module) -> RecordingModule:
+    """One ``RecordingModule`` per device module (its functions' recorded forms are kept)."""
+    return RecordingModule(module)
 
 
 backend.register_array_module(CapturedArray, module_of)

@@ -278,13 +278,16 @@ def _is_plain_array(x) -> bool:
 
 def record_call(fn, args: tuple, kwargs: dict):
     """Call ``fn`` on the values of the captured arrays in ``args``/``kwargs`` and record the
-    call as one op (``fnet.recording.opaque`` uses this for functions kept whole). A call that
-    returns no array (a check) is kept for its effect: a replay calls it again."""
+    call as one op (``fnet.recording.opaque`` uses this for functions kept whole, the device
+    module's recording form for each of its functions). Captured arrays passed as ``out=`` are
+    recorded as written in place. A call that returns no array and writes none (a check) is
+    kept for its effect: a replay calls it again."""
     recorder = _active.get()
+    written = tuple(_captured_in(kwargs.get("out")))
     raw = fn(*_raw(args, recorder), **_raw(kwargs, recorder))
-    result = recorder.wrap(raw)
-    effect = not _captured_in(result)
-    return recorder.record(Op("call", fn, args, kwargs, result, effect=effect))
+    result = recorder.wrap(raw, {id(t.value): t for t in written})
+    effect = not _captured_in(result) and not written
+    return recorder.record(Op("call", fn, args, kwargs, result, mutates=written, effect=effect))
 
 
 def record_effect(fn, args: tuple, kwargs: dict, written=()):
