@@ -23,18 +23,7 @@ from .shape import (
     transpose,
 )
 
-__all__ = [
-    "matmul",
-    "dot",
-    "tensordot",
-    "einsum",
-    "inv",
-    "det",
-    "solve",
-    "tril",
-    "triu",
-    "solve_triangular",
-]
+__all__ = ["matmul", "dot", "tensordot", "einsum", "inv", "det", "solve", "tril", "triu", "solve_triangular"]
 
 
 def raw_matmul(a, b):
