@@ -29,7 +29,9 @@ def main(rank: str, size: str, pid: str, lock: str) -> None:
         os.close(2)
         _remove_later(lock)
         return
-    if not take_lock(lock):
+    try:
+        os.close(os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+    except FileExistsError:
         return  # another rank on this machine failed first: mpiexec is ending this one
     try:
         sys.stderr.write(
@@ -41,15 +43,6 @@ def main(rank: str, size: str, pid: str, lock: str) -> None:
     finally:
         os.close(2)  # mpiexec's stream: it waits for every writer before it ends
         _remove_later(lock)
-
-
-def take_lock(lock: str) -> bool:
-    """Create the job's lock file; False if it exists (another rank failed first)."""
-    try:
-        os.close(os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
-    except FileExistsError:
-        return False
-    return True
 
 
 def _remove_later(lock: str) -> None:

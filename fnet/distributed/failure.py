@@ -21,7 +21,6 @@ import sys
 import tempfile
 
 from . import _mpi
-from ._sentinel import take_lock
 
 __all__ = ["abort_on_exception", "remove_abort_on_exception"]
 
@@ -73,9 +72,13 @@ def _tell_sentinel_done(*, failed_here: bool = False) -> None:
     global _sentinel
     if _sentinel is None:
         return
-    # with the lock ours, the sentinel removes it when the job is over; taken already: another
-    # rank of this machine failed first
-    word = b"failed" if failed_here and take_lock(_lock_path) else b"done"
+    word = b"done"
+    if failed_here:
+        try:
+            os.close(os.open(_lock_path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+            word = b"failed"  # the lock is ours: the sentinel removes it when the job is over
+        except FileExistsError:
+            pass  # another rank of this machine failed first
     try:
         _sentinel.stdin.write(word)
         _sentinel.stdin.close()
