@@ -18,13 +18,12 @@ from __future__ import annotations
 
 import functools
 import operator
-import secrets
 
 import numpy
 
 from .. import tree as _tree
 from ..errors import ArgumentTypeError, InvalidInputError, message
-from . import _codec, _mpi, failure
+from . import _codec, _mpi
 from .packing import PackedAllreduce
 
 __all__ = ["Communicator"]
@@ -75,9 +74,6 @@ class Communicator:
         self._allreduce = PackedAllreduce(self.mpi_comm, self._mpi)
         names = self.allgather_obj(self._mpi.Get_processor_name())
         self.intra_rank, self.intra_size, self.inter_rank, self.inter_size = _node_ranks(names, self.rank)
-        if self.mpi_comm == self._mpi.COMM_WORLD and self.size > 1 and failure.sentinel_wanted():
-            job = self.bcast_obj(secrets.token_hex(8) if self.rank == 0 else None)
-            failure.start_sentinel(self.rank, self.size, job)
 
     @property
     def rank(self) -> int:
