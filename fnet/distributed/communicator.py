@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import functools
 import operator
+import secrets
 
 import numpy
 
 from .. import tree as _tree
 from ..errors import ArgumentTypeError, InvalidInputError, message
-from . import _codec, _mpi
+from . import _codec, _mpi, failure
 from .packing import PackedAllreduce
 
 __all__ = ["Communicator"]
@@ -74,6 +75,12 @@ class Communicator:
         self._allreduce = PackedAllreduce(self.mpi_comm, self._mpi)
         names = self.allgather_obj(self._mpi.Get_processor_name())
         self.intra_rank, self.intra_size, self.inter_rank, self.inter_size = _node_ranks(names, self.rank)
+        if self.size > 1 and failure.watch_wanted() and self._spans_the_world():
+            failure.watch(self, self.bcast_obj(secrets.token_hex(8) if self.rank == 0 else None))
+
+    def _spans_the_world(self) -> bool:
+        same = self.mpi_comm.Compare(self._mpi.COMM_WORLD)
+        return same in (self._mpi.IDENT, self._mpi.CONGRUENT)
 
     @property
     def rank(self) -> int:
@@ -98,6 +105,7 @@ class Communicator:
 
     def abort(self, code: int = 1) -> None:
         """End every process of the job now (MPI_Abort) with exit status ``code``."""
+        failure.leaving_by_abort()
         self.mpi_comm.Abort(code)
 
     def _check_rank(self, op: str, name: str, rank) -> None:

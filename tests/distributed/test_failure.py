@@ -1,11 +1,14 @@
 """A rank that fails ends the job quickly (every launch bounded by a timeout), and the check
 launcher reports a failure on the rank where it happened."""
 
+import os
 import time
 
 import pytest
 
 from tests import _mpi
+
+_NAMED = "ended without finishing"  # the watcher's line for a killed rank
 
 PROGRAM = """
 import os, signal, sys, numpy
@@ -31,17 +34,98 @@ def test_a_rank_that_raises_aborts_every_rank_naming_itself():
     assert done.returncode != 0
     assert "RuntimeError: rank one failed" in done.stderr
     assert "fnet.distributed: uncaught RuntimeError on rank 1 of 2; aborting every rank" in done.stderr
+    assert _NAMED not in done.stderr  # the watcher leaves it to the rank, and blames nobody else
     assert "finished" not in done.stdout
     assert seconds < 30
+
+
+# the killed rank first stops its machine's watcher, which runs again only after mpiexec has
+# ended every rank: the rank it names cannot come from which process woke first
+STOP_THE_WATCHER = """
+for pid in filter(str.isdigit, os.listdir("/proc")):
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            if any(arg.endswith(b"_watcher.py") for arg in f.read().split(b"\\0")):
+                os.kill(int(pid), signal.SIGSTOP)
+                subprocess.Popen(["sleep 3; kill -CONT " + pid], shell=True, start_new_session=True,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    except (FileNotFoundError, ProcessLookupError, ValueError):
+        pass
+"""
+
+KILLED = """
+import os, signal, subprocess, sys, numpy
+from fnet import distributed
+comm = distributed.Communicator()
+comm.allreduce({{"x": numpy.ones(3)}})
+if comm.rank == {victim}:
+    {stop}
+    os.kill(os.getpid(), signal.SIGKILL)
+comm.allreduce({{"x": numpy.ones(3)}})  # the others wait here for the killed rank
+print("rank", comm.rank, "finished", flush=True)
+"""
+
+
+def _killed(n: int, victim: int, *, stop_the_watcher: bool = False, **env):
+    start = time.monotonic()
+    stop = STOP_THE_WATCHER.replace("\n", "\n    ") if stop_the_watcher else "pass"
+    program = KILLED.format(victim=victim, stop=stop)
+    done = _mpi.launch(n, ["-c", program], timeout=60, env=_mpi.environment(**env))
+    assert done.returncode != 0
+    assert "finished" not in done.stdout
+    assert time.monotonic() - start < 30
+    return done.stdout + done.stderr
 
 
 @pytest.mark.mpi
-def test_a_rank_killed_with_sigkill_ends_the_job():
-    done, seconds = _run("", "os.kill(os.getpid(), signal.SIGKILL)")
+@pytest.mark.parametrize(("n", "victim"), [(2, 1), (3, 0), (3, 2)])
+def test_a_rank_killed_with_sigkill_ends_the_job_naming_the_rank(n, victim):
+    said = _killed(n, victim)
+    assert "Killed (signal 9)" in said  # mpiexec's own report, which names a process id
+    assert said.count(_NAMED) == 1, said  # the ranks that mpiexec then kills are not blamed
+    assert f"fnet.distributed: rank {victim} of {n} (pid " in said
+
+
+@pytest.mark.mpi
+@pytest.mark.parametrize("victim", [0, 1, 2])
+def test_the_rank_named_is_the_first_to_end_however_late_the_watcher_runs(victim):
+    said = _killed(3, victim, stop_the_watcher=True)
+    assert said.count(_NAMED) == 1, said
+    assert f"fnet.distributed: rank {victim} of 3 (pid " in said
+
+
+@pytest.mark.mpi
+def test_a_rank_that_calls_abort_is_named_by_mpi_and_nobody_is_blamed():
+    program = KILLED.format(victim=1, stop="comm.abort(3)")
+    done = _mpi.launch(3, ["-c", program], timeout=60)
     assert done.returncode != 0
-    assert "finished" not in done.stdout
-    assert "Killed (signal 9)" in done.stdout + done.stderr  # mpiexec's report of the killed rank
-    assert seconds < 30
+    said = done.stdout + done.stderr
+    assert "MPI_Abort(MPI_COMM_WORLD, 3) - process 1" in said, said  # MPICH's own line
+    assert _NAMED not in said
+
+
+@pytest.mark.mpi
+def test_the_watcher_can_be_turned_off():
+    said = _killed(2, 1, FNET_DISTRIBUTED_WATCHER="0")
+    assert "Killed (signal 9)" in said
+    assert _NAMED not in said
+
+
+@pytest.mark.mpi
+def test_a_job_that_finishes_says_nothing_and_leaves_no_watcher():
+    program = KILLED.format(victim=-1, stop="pass")
+    done = _mpi.launch(2, ["-c", program], timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("finished") == 2
+    assert _NAMED not in done.stderr
+    for pid in filter(
+        str.isdigit, os.listdir("/proc")
+    ):  # mpiexec returned: the watcher, which held its stream, is gone
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                assert not any(arg.endswith(b"_watcher.py") for arg in f.read().split(b"\0"))
+        except (FileNotFoundError, ProcessLookupError):
+            pass
 
 
 @pytest.mark.mpi
