@@ -1,11 +1,15 @@
 """``--backend=strict``: the CPU suites run with fnet's inputs on the stand-in device.
 
 The stand-in device (``_device_double``) is installed for the whole session, and the public
-functions of ``fnet.functions`` and ``fnet.ops``, the transforms (``fnet.grad``,
+functions of ``fnet.functions``, ``fnet.ops`` and ``fnet.nn``, the transforms (``fnet.grad``,
 ``value_and_grad``, ``vjp``, ``jacobian``, ``hessian``, and the functions they return), the
-checks of ``fnet.testing`` and the operators of traced values send the host arrays that test
-code passes them to the device. CI runs the ops and functions suites so (``.ci/run``); the
-tests in ``NOT_RUN`` assert things about the host itself and are skipped, each with its reason.
+checks of ``fnet.testing``, the operators of traced values, the public methods of layers (the
+results of ``init`` and ``init_state`` too), ``optim.step`` and its kin, a ``Transform``'s
+``init`` and ``update``, train steps and ``fnet.capture``'d functions send the host arrays that
+test code passes them to the device, as views of them (what fnet writes in place, the test
+sees). A ``FunctionalUpdater`` that test code gives no device gets the stand-in. CI runs the
+ops, functions, nn, optim and training suites so (``.ci/run``); the tests in ``NOT_RUN`` assert
+things about the host itself and are skipped, each with its reason.
 Inside fnet nothing is converted: a host array that fnet itself makes and mixes with device
 values (a leak) fails as it would on a GPU. Test code may mix the device results with host
 arrays (comparisons, ``numpy.testing``): from a frame outside fnet, a host operand is taken as
