@@ -250,6 +250,7 @@ NOT_RUN = {
     "tests/ops/test_device_leaks.py::test_mixing_host_and_device_arrays_names_both_devices": _OWN_DEVICE,
     "tests/ops/test_device_leaks.py::test_where_with_a_host_condition_names_both_devices": _OWN_DEVICE,
     "tests/ops/test_device_leaks.py::test_matmul_of_host_and_device_arrays_names_both_devices": _OWN_DEVICE,
+    "tests/ops/test_device_leaks.py::test_ops_mixing_host_and_device_operands_name_both_devices": _OWN_DEVICE,
     "tests/functions/test_sparse.py::test_padding_gets_no_gradient": _SPARSE,
     "tests/functions/test_sparse.py::test_sparse_matmul_grads": _SPARSE,
     "tests/functions/test_sparse.py::test_sparse_matmul_mixed_dtypes": _SPARSE,
