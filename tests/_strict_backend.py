@@ -169,11 +169,11 @@ def _send_transforms() -> None:
 def _on_the_device(init):
     """An updater's ``__init__`` that puts the model and its batches on the stand-in device when
     test code names none (as a test on a GPU would pass ``device='@cupy:0'``)."""
-    parameters = list(inspect.signature(init).parameters)
+    position = list(inspect.signature(init).parameters).index("device") - 1  # in args, after self
 
     @functools.wraps(init)
     def call(self, *args, **kwargs):
-        given = len(args) > parameters.index("device") - 1 or kwargs.get("device") is not None
+        given = len(args) > position or kwargs.get("device") is not None
         if not _called_from_fnet() and not given:
             kwargs["device"] = fnet.backend.get_device("@cupy:0")  # fnet's Device: no compat reader
         init(self, *args, **kwargs)
@@ -211,7 +211,7 @@ def install() -> None:
             setattr(fnet.testing, name, _sending(attr))
 
 
-_SAME_OBJECT = "asserts that fnet returned the very array it was given (the sender gave fnet a device copy)"
+_SAME_OBJECT = "asserts that fnet returned the very array it was given (the sender gave fnet a device view)"
 _HOST_TYPE = "asserts that a result is a numpy.ndarray (on a device it is the device's array type)"
 _HOST_NAME = "matches an error message naming the host type 'ndarray' (on a device: the device's type)"
 _INTROSPECTION = "inspects the public functions' objects, which the senders wrap"
