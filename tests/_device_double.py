@@ -5,12 +5,15 @@ starts with ``cupy``) and that refuses, as CuPy does, to meet a plain NumPy arra
 operation; as in CuPy, host arrays are accepted as indices (CuPy sends them), and reductions
 give 0-d arrays. ``installed()`` makes ``fnet.backend`` use ``module`` as its CuPy (and
 ``extras`` as its cupyx) for a block, so a host constant leaking into device values fails here
-as it would on a GPU. ``--gpu-device=@double`` runs the gpu tests on it.
+as it would on a GPU; within it, ``numpy.asarray`` (and its kin) of a device array called by
+fnet's code raises, as CuPy's does (NumPy itself would take the subclass silently).
+``--gpu-device=@double`` runs the gpu tests on it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import sys
 import types
 
@@ -18,7 +21,14 @@ import numpy
 
 from fnet import backend
 
-__all__ = ["DeviceArray", "module", "extras", "installed", "lenient_outside_fnet"]
+__all__ = [
+    "DeviceArray",
+    "module",
+    "extras",
+    "installed",
+    "lenient_outside_fnet",
+    "refuse_implicit_conversion",
+]
 
 
 _lenient = [False]
@@ -31,12 +41,13 @@ def lenient_outside_fnet(on: bool) -> None:
 
 
 def _outside_fnet() -> bool:
-    """Whether the code that started this operation (the first frame up that is neither NumPy's
-    nor this module's) is not fnet's."""
+    """Whether the code that started this operation (the first frame up that is neither NumPy's,
+    nor this module's, nor ``fnet.tree``'s, which only applies its caller's function) is not
+    fnet's."""
     frame = sys._getframe(2)
     while frame is not None:
         name = frame.f_globals.get("__name__", "")
-        if not (name.startswith("numpy") or name == __name__):
+        if not (name.startswith("numpy") or name in (__name__, "fnet.tree")):
             return not name.startswith("fnet.")
         frame = frame.f_back
     return True
@@ -62,6 +73,38 @@ def _wrap(x):
     if isinstance(x, list):
         return [_wrap(v) for v in x]
     return x
+
+
+_CONVERTERS = ("asarray", "array", "asanyarray", "ascontiguousarray", "asfortranarray")
+_numpy_converters: dict = {}
+
+
+def refuse_implicit_conversion(on: bool) -> None:
+    """Make ``numpy.asarray`` (and ``array``, ``asanyarray``...) of a device array raise, as CuPy's
+    does, when fnet calls it (NumPy takes an ndarray subclass without asking it): the host copy
+    of a device array is made with ``to_cpu`` or ``.get()``."""
+    if on and not _numpy_converters:
+        for name in _CONVERTERS:
+            _numpy_converters[name] = getattr(numpy, name)
+            setattr(numpy, name, _refusing(_numpy_converters[name]))
+    elif not on:
+        for name, converter in _numpy_converters.items():
+            setattr(numpy, name, converter)
+        _numpy_converters.clear()
+
+
+def _refusing(convert):
+    @functools.wraps(convert)
+    def call(a, *args, **kwargs):
+        by_the_device = sys._getframe(1).f_globals.get("__name__") == __name__  # xp.asarray and kin
+        if isinstance(a, DeviceArray) and not by_the_device and not _outside_fnet():
+            raise TypeError(
+                f"Implicit conversion to a NumPy array is not allowed ({convert.__name__} of a device "
+                "array): use to_cpu"
+            )
+        return convert(a, *args, **kwargs)
+
+    return call
 
 
 class _CupyUfunc:
@@ -166,9 +209,13 @@ def installed():
     saved, saved_extras = backend._cupy_state, {name: sys.modules.get(name) for name in _EXTRAS}
     backend._cupy_state = (module, None)
     sys.modules.update(_EXTRAS)
+    refusing = not _numpy_converters
+    refuse_implicit_conversion(True)
     try:
         yield module
     finally:
+        if refusing:
+            refuse_implicit_conversion(False)
         backend._cupy_state = saved
         for name, old in saved_extras.items():
             if old is None:

@@ -1,11 +1,15 @@
 """``--backend=strict``: the CPU suites run with fnet's inputs on the stand-in device.
 
 The stand-in device (``_device_double``) is installed for the whole session, and the public
-functions of ``fnet.functions`` and ``fnet.ops``, the transforms (``fnet.grad``,
+functions of ``fnet.functions``, ``fnet.ops`` and ``fnet.nn``, the transforms (``fnet.grad``,
 ``value_and_grad``, ``vjp``, ``jacobian``, ``hessian``, and the functions they return), the
-checks of ``fnet.testing`` and the operators of traced values send the host arrays that test
-code passes them to the device. CI runs the ops and functions suites so (``.ci/run``); the
-tests in ``NOT_RUN`` assert things about the host itself and are skipped, each with its reason.
+checks of ``fnet.testing``, the operators of traced values, the public methods of layers (the
+results of ``init`` and ``init_state`` too), ``optim.step`` and its kin, a ``Transform``'s
+``init`` and ``update``, train steps and ``fnet.capture``'d functions send the host arrays that
+test code passes them to the device, as views of them (what fnet writes in place, the test
+sees). A ``FunctionalUpdater`` that test code gives no device gets the stand-in. CI runs the
+ops, functions, nn, optim and training suites so (``.ci/run``); the tests in ``NOT_RUN`` assert
+things about the host itself and are skipped, each with its reason.
 Inside fnet nothing is converted: a host array that fnet itself makes and mixes with device
 values (a leak) fails as it would on a GPU. Test code may mix the device results with host
 arrays (comparisons, ``numpy.testing``): from a frame outside fnet, a host operand is taken as
@@ -15,6 +19,7 @@ sent. What a test asserts is unchanged; only where fnet's values live is.
 from __future__ import annotations
 
 import functools
+import inspect
 import sys
 
 import numpy
@@ -22,8 +27,12 @@ import numpy
 import fnet
 import fnet.compat  # noqa: F401  (before the stand-in: its cuda module sees this machine, no CuPy)
 import fnet.functions
+import fnet.nn
 import fnet.ops
+import fnet.optim
+import fnet.recording
 import fnet.testing
+import fnet.training
 from fnet import tree
 
 from . import _device_double
@@ -37,6 +46,8 @@ _OPERATORS = {
     for prefix in ("", "r")
 } | {"__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__", "__array_ufunc__", "dot"}
 _TRANSFORMS = ("grad", "value_and_grad", "vjp", "jacobian", "hessian")
+_MADE_ON_THE_HOST = ("init", "init_state")  # layer methods whose results test code would send
+_OPTIM_FUNCTIONS = ("step", "step_in_place", "apply_updates", "apply_updates_in_place")
 
 
 def _called_from_fnet(depth: int = 2) -> bool:
@@ -45,25 +56,40 @@ def _called_from_fnet(depth: int = 2) -> bool:
 
 
 def _sent(value):
-    """``value`` with every host array leaf (numbers, not objects or strings) sent to the device."""
+    """``value`` with every host array leaf (numbers, not objects or strings) sent to the device;
+    ``value`` itself when it holds none (so fnet may hand back the very object, as it would)."""
 
-    def send(leaf):
+    def send(leaf):  # a view: what fnet writes in place, the test sees (as if it held the device array)
         if type(leaf) is numpy.ndarray and leaf.dtype.kind in "biufc":
-            return _device_double.module.asarray(leaf)
+            return leaf.view(_device_double.DeviceArray)
         return leaf
 
+    if not any(type(leaf) is numpy.ndarray for leaf in tree.leaves(value)):
+        return value
     return tree.map(send, value)
 
 
-def _sending(fn):
-    """``fn``, sending the host arrays of a call from test code to the device."""
+def _call_sent(fn, head: tuple, args: tuple, kwargs: dict):
+    """``fn(*head, *args, **kwargs)`` with each of ``args`` and ``kwargs`` sent on its own."""
+    return fn(*head, *map(_sent, args), **{name: _sent(value) for name, value in kwargs.items()})
+
+
+def _sending(fn, *, method: bool = False, result: bool = False):
+    """``fn``, sending the host arrays of a call from test code to the device (not ``self``, for
+    a ``method``); with ``result``, those of its result too: for what makes arrays on the host as
+    a first step (a layer's ``init``), which test code on a GPU would send with ``to_device``."""
+    if getattr(fn, "_strict_sends", False):
+        return fn
 
     @functools.wraps(fn)
     def call(*args, **kwargs):
         if _called_from_fnet():
             return fn(*args, **kwargs)
-        return fn(*_sent(args), **_sent(kwargs))
+        head, args = (args[:1], args[1:]) if method else ((), args)
+        made = _call_sent(fn, head, args, kwargs)
+        return _sent(made) if result else made
 
+    call._strict_sends = True
     return call
 
 
@@ -75,12 +101,84 @@ def _transform(make):
     def transform(*args, **kwargs):
         if _called_from_fnet():
             return make(*args, **kwargs)
-        made = make(*_sent(args), **_sent(kwargs))  # vjp(f, *primals) takes arrays itself
+        made = _call_sent(make, (), args, kwargs)  # vjp(f, *primals) takes arrays itself
         if isinstance(made, tuple):  # vjp's (value, pullback)
             return tuple(_sending(m) if callable(m) else m for m in made)
         return _sending(made) if callable(made) else made
 
     return transform
+
+
+def _send_layer_methods(cls: type) -> None:
+    """A layer class's own public methods (``apply``, ``extract``...) and ``__call__`` send what
+    test code passes them; ``init`` and ``init_state`` send their results too."""
+    for name, attr in list(vars(cls).items()):
+        if inspect.isfunction(attr) and (name == "__call__" or not name.startswith("_")):
+            setattr(cls, name, _sending(attr, method=True, result=name in _MADE_ON_THE_HOST))
+
+
+def _send_layers() -> None:
+    """Every layer class, those defined later (by tests) included, sends at its methods."""
+    pending = [fnet.nn.Layer]
+    while pending:
+        cls = pending.pop()
+        _send_layer_methods(cls)
+        pending.extend(cls.__subclasses__())
+    defined = fnet.nn.Layer.__dict__.get("__init_subclass__")
+
+    @classmethod
+    def init_subclass(cls, **kwargs):
+        if defined is None:
+            super(fnet.nn.Layer, cls).__init_subclass__(**kwargs)
+        else:
+            defined.__func__(cls, **kwargs)
+        _send_layer_methods(cls)
+
+    fnet.nn.Layer.__init_subclass__ = init_subclass
+
+
+_wrapped_members: dict = {}
+
+
+def _send_transforms() -> None:
+    """``optim.step`` and its kin, ``make_train_step``'s steps, and a Transform's ``init``,
+    ``update``, ``step`` and ``step_in_place`` send what test code passes them."""
+    for name in _OPTIM_FUNCTIONS:
+        sending = _sending(getattr(fnet.optim.transform, name))
+        setattr(fnet.optim.transform, name, sending)
+        setattr(fnet.optim, name, sending)
+    steps = fnet.optim.train_step._TrainStep  # what make_train_step returns
+    steps.__call__ = _sending(steps.__call__, method=True)
+    transform = fnet.optim.Transform
+    for name in ("step", "step_in_place"):
+        setattr(transform, name, _sending(getattr(transform, name), method=True))
+    attribute = transform.__getattribute__
+
+    def getattribute(self, name):
+        value = attribute(self, name)
+        if name not in ("init", "update") or not callable(value):
+            return value
+        key = (id(value), name)  # one sender per function: ``tx.init is tx.init`` still holds
+        if key not in _wrapped_members or _wrapped_members[key][0] is not value:
+            _wrapped_members[key] = (value, _sending(value))
+        return _wrapped_members[key][1]
+
+    transform.__getattribute__ = getattribute
+
+
+def _on_the_device(init):
+    """An updater's ``__init__`` that puts the model and its batches on the stand-in device when
+    test code names none (as a test on a GPU would pass ``device='@cupy:0'``)."""
+    position = list(inspect.signature(init).parameters).index("device") - 1  # in args, after self
+
+    @functools.wraps(init)
+    def call(self, *args, **kwargs):
+        given = len(args) > position or kwargs.get("device") is not None
+        if not _called_from_fnet() and not given:
+            kwargs["device"] = fnet.backend.get_device("@cupy:0")  # fnet's Device: no compat reader
+        init(self, *args, **kwargs)
+
+    return call
 
 
 def install() -> None:
@@ -97,16 +195,26 @@ def install() -> None:
         setattr(fnet, name, _transform(getattr(fnet, name)))
     for name in _OPERATORS & set(dir(fnet.Tracer)):  # x * y_host, y_host * x: x traced, in a test
         setattr(fnet.Tracer, name, _sending(getattr(fnet.Tracer, name)))
+    for module in (fnet.nn, fnet.nn.spectral_normalization):  # the functions of layers' math
+        for name in module.__all__:
+            if inspect.isfunction(getattr(module, name)):
+                setattr(module, name, _sending(getattr(module, name)))
+    captured = fnet.recording.Captured  # what fnet.capture returns
+    captured.__call__ = _sending(captured.__call__, method=True)
+    _send_layers()
+    updater = fnet.training.updaters.FunctionalUpdater
+    updater.__init__ = _on_the_device(updater.__init__)
+    _send_transforms()
     for name in fnet.testing.__all__:
         attr = getattr(fnet.testing, name)
         if callable(attr) and not isinstance(attr, type):
             setattr(fnet.testing, name, _sending(attr))
 
 
-_SAME_OBJECT = "asserts that fnet returned the very array it was given (the sender gave fnet a device copy)"
+_SAME_OBJECT = "asserts that fnet returned the very array it was given (the sender gave fnet a device view)"
 _HOST_TYPE = "asserts that a result is a numpy.ndarray (on a device it is the device's array type)"
 _HOST_NAME = "matches an error message naming the host type 'ndarray' (on a device: the device's type)"
-_INTROSPECTION = "inspects the public ops' objects, which the senders wrap"
+_INTROSPECTION = "inspects the public functions' objects, which the senders wrap"
 _OWN_DEVICE = "a device test of its own that passes host arrays on purpose (run without --backend)"
 _SPARSE = "fnet's sparse functions need cupyx.scipy.sparse on a device; the stand-in has none"
 
@@ -129,11 +237,20 @@ NOT_RUN = {
     "tests/functions/test_ctc.py::test_errors": _HOST_NAME,
     "tests/functions/test_evaluation.py::test_r2_score_errors": _HOST_NAME,
     "tests/functions/test_math.py::test_errors": _HOST_NAME,
+    "tests/nn/test_classifier.py::test_classifier_defaults_and_params": _INTROSPECTION,
+    "tests/optim/test_hooks.py::test_clipping_below_the_threshold_passes_the_gradients_through": _SAME_OBJECT,
+    "tests/optim/test_train_step.py::"
+    "test_key_and_iteration_are_passed_to_a_loss_function_that_declares_them": _SAME_OBJECT,
+    "tests/optim/test_transform.py::test_masked_nested_paths": _SAME_OBJECT,
+    "tests/optim/test_transform.py::test_apply_updates_keeps_each_parameter_dtype": _HOST_TYPE,
+    "tests/training/extensions/test_evaluator.py::test_pure_eval_func_returning_a_dict": _HOST_TYPE,
     "tests/ops/test_grad_table.py::test_every_differentiable_public_op_has_a_row": _INTROSPECTION,
     "tests/ops/test_grad_table.py::test_rows_exercise_their_primitives": _INTROSPECTION,
     "tests/ops/test_forward.py::test_non_differentiable_primitives_are_marked": _INTROSPECTION,
     "tests/ops/test_device_leaks.py::test_mixing_host_and_device_arrays_names_both_devices": _OWN_DEVICE,
     "tests/ops/test_device_leaks.py::test_where_with_a_host_condition_names_both_devices": _OWN_DEVICE,
+    "tests/ops/test_device_leaks.py::test_matmul_of_host_and_device_arrays_names_both_devices": _OWN_DEVICE,
+    "tests/ops/test_device_leaks.py::test_ops_mixing_host_and_device_operands_name_both_devices": _OWN_DEVICE,
     "tests/functions/test_sparse.py::test_padding_gets_no_gradient": _SPARSE,
     "tests/functions/test_sparse.py::test_sparse_matmul_grads": _SPARSE,
     "tests/functions/test_sparse.py::test_sparse_matmul_mixed_dtypes": _SPARSE,

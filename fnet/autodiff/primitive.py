@@ -16,8 +16,10 @@ keyword-only arguments are static parameters, never traced, handed to the VJP un
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 
+from .. import backend
 from ..errors import FnetError
 from ..recording._record import call_recorded, recordings
 from . import tracer as _tracer
@@ -45,6 +47,25 @@ def set_application_observer(observer):
     global _observer
     previous, _observer = _observer, observer
     return previous
+
+
+def _operands(impl: Callable, args: tuple) -> dict:
+    """The operands of a call of ``impl`` by parameter name (``xs[1]``: an item of ``*xs`` or of a
+    sequence), for the message of an error."""
+    try:
+        params = inspect.signature(impl).parameters.values()
+    except (TypeError, ValueError):
+        params = ()
+    names = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    rest = next((p.name for p in params if p.kind is p.VAR_POSITIONAL), "operand")
+    named = {}
+    for i, arg in enumerate(args):
+        name = names[i] if i < len(names) else f"{rest}[{i - len(names)}]"
+        if isinstance(arg, (list, tuple)):
+            named.update({f"{name}[{j}]": item for j, item in enumerate(arg)})
+        else:
+            named[name] = arg
+    return named
 
 
 class Primitive:
@@ -119,6 +140,8 @@ class Primitive:
         except FnetError:
             raise
         except (ValueError, TypeError, IndexError) as error:
+            if isinstance(error, TypeError):  # a device refuses a host operand (CuPy: TypeError)
+                backend.check_same_device(self.name.lstrip("_"), _operands(self.impl, args))
             if self.explain is not None:
                 better = self.explain(error, *args, **params)
                 if better is not None:

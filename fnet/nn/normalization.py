@@ -68,12 +68,17 @@ def _high_precision(dtype) -> numpy.dtype:
     return numpy.dtype(dtype)
 
 
+def _count(state: Mapping, n: int):
+    """The finetuning count ``N = n`` as a 0-d int64 array on the device of the statistics."""
+    return backend.xp(unbox_all(state["avg_mean"])).asarray(n, numpy.int64)
+
+
 def _finetune_step(state: Mapping, decay: float, finetune: bool) -> tuple[numpy.ndarray, float]:
     """The new count ``N`` and the decay of a training step: finetuning averages every batch."""
     if not finetune:
         return state["N"], decay
     n = int(state["N"]) + 1
-    return numpy.asarray(n, numpy.int64), 1.0 - 1.0 / n
+    return _count(state, n), 1.0 - 1.0 / n
 
 
 def _filled(value, default: float, shape: tuple, dtype, key) -> object:
@@ -214,7 +219,7 @@ class BatchNormalization(Layer):
     @staticmethod
     def start_finetuning(state: Mapping) -> dict:
         """``state`` with the finetuning count ``N`` reset to 0 (a new population average)."""
-        return {**state, "N": numpy.asarray(0, numpy.int64)}
+        return {**state, "N": _count(state, 0)}
 
     # -- computation -------------------------------------------------------------------------
     def _affine(self, params: Mapping, state: Mapping, dtype) -> tuple:

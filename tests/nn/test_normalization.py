@@ -14,6 +14,8 @@ import fnet
 from fnet import errors, nn
 from fnet.testing import check_grads
 
+from .._device_double import DeviceArray, installed
+
 KEY = fnet.random.key(0)
 
 
@@ -253,6 +255,17 @@ def test_start_finetuning_resets_the_count():
     assert reset["avg_mean"] is state["avg_mean"]
     dbn = nn.DecorrelatedBatchNormalization(2, groups=1)
     assert int(dbn.start_finetuning({**dbn.init_state(), "N": numpy.asarray(3)})["N"]) == 0
+
+
+@pytest.mark.parametrize("layer", [nn.BatchNormalization(3), nn.DecorrelatedBatchNormalization(3, groups=1)])
+def test_the_finetuning_count_stays_on_the_device_of_the_statistics(layer):
+    # N was made with numpy.asarray: a host array in a state whose statistics live on a GPU
+    with installed():
+        params, state = fnet.backend.to_device((layer.init(KEY), layer.init_state()), "@cupy:0")
+        x = fnet.backend.to_device(numpy.ones((4, 3), numpy.float32), "@cupy:0")
+        _, state = layer(params, x, state, finetune=True)
+        assert type(state["N"]) is DeviceArray and int(state["N"]) == 1
+        assert type(layer.start_finetuning(state)["N"]) is DeviceArray
 
 
 def test_finetuning_averages_the_batches():

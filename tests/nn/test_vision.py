@@ -14,6 +14,8 @@ from fnet import initializers
 from fnet.errors import InvalidInputError
 from fnet.nn import vision
 
+from .._device_double import DeviceArray, installed
+
 GOLDEN = pathlib.Path(__file__).resolve().parents[1] / "golden" / "vision_layouts.json"
 ZERO = initializers.Zero()
 
@@ -141,3 +143,24 @@ def test_prepare_makes_bgr_chw_without_the_mean():
         assert vision.prepare(image, None, mean=(0, 0, 0), dtype=numpy.float16).shape == (3, 6, 8)
     with pytest.raises(InvalidInputError, match=r"prepare: expected an image .* got shape \(1, 2, 3, 4\)"):
         vision.prepare(numpy.zeros((1, 2, 3, 4), numpy.uint8), mean=(0, 0, 0))
+
+
+def test_from_caffe_puts_each_entry_on_the_device_of_the_one_it_replaces():
+    # it read the old entry with numpy.asarray (which a device array refuses) and left the new
+    # one on the host, among the model's device arrays
+    model = vision.GoogLeNet(ZERO)
+    host = model.init(fnet.random.key(0))
+    sources = model.caffe_sources()
+    shapes = {}
+    for path, source in sources.items():
+        node = host
+        for name in path.split("/"):
+            node = node[name]
+        shapes[source] = node.shape
+    with installed():
+        params = fnet.backend.to_device(host, "@cupy:0")
+        loaded, _ = model.from_caffe(params, {}, lambda layer, entry: numpy.ones(shapes[layer, entry]))
+        leaves = fnet.tree.leaves(loaded)
+    assert {type(leaf) for leaf in leaves} == {DeviceArray}
+    assert all(leaf.dtype == numpy.float32 for leaf in leaves)
+    assert all(fnet.backend.to_cpu(loaded["conv1"]["W"]).ravel() == 1.0)

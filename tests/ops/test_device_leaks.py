@@ -40,6 +40,33 @@ def test_mixing_host_and_device_arrays_names_both_devices():
     assert "@numpy" in text and "@cupy:0" in text and "to_device" in text
 
 
+def test_matmul_of_host_and_device_arrays_names_both_devices():
+    # a device array refuses a host operand with a TypeError, which matmul once explained as a
+    # shape mismatch ("the batch shapes () and () cannot be broadcast together")
+    with installed() as device, pytest.raises(DeviceError, match="a on @numpy, b on @cupy:0"):
+        ops.matmul(numpy.ones(3), device.asarray(numpy.ones((3, 4))))
+
+
+MIXED = {  # a host operand and a device one: the device's TypeError came out as it was
+    "concatenate": (
+        lambda h, d: ops.concatenate([h, d]),
+        r"concatenate: .*xs\[0\] on @numpy, xs\[1\] on @cupy:0",
+    ),
+    "stack": (lambda h, d: ops.stack([h, d]), r"concatenate: .*xs\[0\] on @numpy, xs\[1\] on @cupy:0"),
+    "einsum": (
+        lambda h, d: ops.einsum("i,i->", h, d),
+        r"einsum: .*operands\[0\] on @numpy, operands\[1\] on @cupy",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", MIXED)
+def test_ops_mixing_host_and_device_operands_name_both_devices(name):
+    f, expected = MIXED[name]
+    with installed() as device, pytest.raises(DeviceError, match=expected):
+        f(numpy.ones(2), device.asarray([1.0, 2.0]))
+
+
 def test_scalars_go_with_any_device():
     with installed() as device:
         y = ops.multiply(device.asarray([1.0, 2.0]), numpy.float64(2.0))

@@ -15,8 +15,8 @@ from typing import ClassVar
 import attrs
 import numpy
 
+from ... import backend, random, tree
 from ... import functions as F
-from ... import random, tree
 from ...errors import InvalidInputError, ShapeError, message
 from ..layer import Module
 from .image import oversample as ten_crops
@@ -138,7 +138,8 @@ class FeatureExtractor(Module):
 
     def from_caffe(self, params, state, read) -> tuple[dict, dict]:
         """``(params, state)`` with each entry of ``caffe_sources()`` replaced by
-        ``read(layer, entry)``, the array of the Caffe model's layer (a copy in the entry's dtype)."""
+        ``read(layer, entry)``, the array of the Caffe model's layer (a copy in the entry's dtype,
+        on the entry's device)."""
         trees = {"params": tree.map(lambda a: a, params), "state": tree.map(lambda a: a, state or {})}
         for path, (layer, entry) in self.caffe_sources().items():
             names = path.split("/")
@@ -147,7 +148,7 @@ class FeatureExtractor(Module):
             for name in names[:-1]:
                 node = node[name]
             old = node[names[-1]]
-            new = numpy.asarray(read(layer, entry), dtype=numpy.asarray(old).dtype)
+            new = numpy.asarray(read(layer, entry), dtype=old.dtype)
             if new.shape != numpy.shape(old):
                 raise ShapeError(
                     message(
@@ -156,7 +157,7 @@ class FeatureExtractor(Module):
                         hint="the Caffe model is not the one this model converts (check its depth)",
                     )
                 )
-            node[names[-1]] = new
+            node[names[-1]] = backend.to_device(new, backend.get_device_from_array(old))  # old's device
         return trees["params"], trees["state"]
 
     def predict(self, params, x, state=None, *, oversample: bool = True):
