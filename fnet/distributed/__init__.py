@@ -10,11 +10,13 @@ The modules: ``communicator`` (``Communicator``: ranks and collectives over pytr
 parallelism, as ``distributed.functions``), ``normalization`` (batch normalization over
 every rank's batch), ``data`` (datasets split between ranks),
 ``train_step`` (data-parallel training), ``checkpoint`` (saved by one rank, loaded by
-all) and ``failure`` (one rank's error ends the job).
+all) and ``failure`` (one rank's error ends the job). ``register_message_type`` lets a type of
+a layer above travel in the ``*_obj`` messages, as plain values.
 mpi4py is imported when the first communicator is made.
 """
 
 from . import checkpoint, communicator, data, failure, functions, normalization, packing, train_step
+from ._codec import register_message_type
 from .communicator import *  # noqa: F403
 from .data import *  # noqa: F403
 from .failure import *  # noqa: F403
@@ -25,6 +27,7 @@ __all__ = [
     "packing",
     "functions",
     "normalization",
+    "register_message_type",
     *communicator.__all__,
     *data.__all__,
     *failure.__all__,

@@ -8,6 +8,7 @@ import fnet.compat as chainer
 import fnet.compat.chainermn as chainermn
 import fnet.compat.functions as F
 import fnet.compat.links as L
+from fnet.compat import chainerx
 
 
 class _Model(chainer.Chain):
@@ -69,6 +70,18 @@ def check_array_and_object_methods(comm):
     else:
         got = mn.recv(source=0, tag=0)
         assert isinstance(got, tuple) and got[1].shape == (2, 2)
+
+
+def check_chainerx_arrays_travel_in_object_messages(comm):
+    mn = chainermn.create_communicator("naive")
+    x = chainerx.full((2, 3), mn.rank + 1, "float32", device="native:1")
+    got = mn.bcast_obj({"x": x, "pair": (x, 1)} if mn.rank == 0 else None)
+    assert isinstance(got["x"], chainerx.ndarray) and str(got["x"].device) == "native:1"
+    assert got["x"].dtype == numpy.float32 and got["pair"][1] == 1
+    numpy.testing.assert_array_equal(chainerx.to_numpy(got["pair"][0]), numpy.ones((2, 3)))
+    gathered = mn.gather_obj(x)
+    if mn.rank == 0:
+        assert [float(a[0, 0]) for a in gathered] == [1.0, 2.0]
 
 
 def check_multi_node_optimizer_keeps_ranks_together(comm):

@@ -3,7 +3,8 @@
 The transport and the arithmetic are fnet.distributed's: ``multi_node_mean_grad`` gathers a
 model's gradients into a tree and averages it with one packed allreduce; ``bcast_data`` sends
 rank 0's parameters. ChainerMN's object methods (``*_obj``) carry plain data here (numbers,
-strings, lists, tuples, dicts, arrays): fnet never unpickles a message.
+strings, lists, tuples, dicts, NumPy and ChainerX arrays): fnet never unpickles a message. A
+ChainerX array arrives on the device of its name, without its graph, as a pickled one would.
 """
 
 from __future__ import annotations
@@ -12,10 +13,22 @@ import contextlib
 
 import numpy
 
-from ....distributed import Communicator
-from ... import configuration
+from ....distributed import Communicator, register_message_type
+from ... import chainerx, configuration
 
 __all__ = ["CommunicatorBase"]
+
+
+def _chainerx_to_plain(array) -> list:
+    return [array.device.name, chainerx.to_numpy(array)]
+
+
+def _chainerx_from_plain(plain: list):
+    device, data = plain
+    return chainerx.array(data, device=device)
+
+
+register_message_type(chainerx.ndarray, 16, _chainerx_to_plain, _chainerx_from_plain)
 
 
 def _array_or_tuple(data):
