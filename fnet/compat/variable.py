@@ -38,7 +38,9 @@ from ._tape import (
 )
 from .backend import ChainerxDevice, CpuDevice, get_device, get_device_from_array
 from .backends._chainerx import array_to_chx
-from .chainerx._array import raw
+from .chainerx._array import raw, wrap
+from .chainerx._device import CHAINER_LEVEL
+from .chainerx._graph import strip
 
 __all__ = [
     "Variable",
@@ -204,6 +206,24 @@ class Variable:
         if raw(chx) is not data:  # the data was replaced (an optimizer's step)
             chx = self._chx = array_to_chx(data, chx.device)
         return chx
+
+    @property
+    def chx_array(self):
+        """The ChainerX array in this variable's graph (``array`` is out of it): ChainerX's
+        routines on it record on the variable's graph. ValueError for a NumPy/CuPy variable."""
+        if self._chx is None:
+            raise ValueError(
+                f"Variable.chx_array: expected a variable holding a ChainerX array, got {self._describe()}\n"
+                "  hint: move it to ChainerX first: variable.to_chx()"
+            )
+        return wrap(self._data, self.array.device)
+
+    @classmethod
+    def _in_chainer_graph(cls, array) -> Variable:
+        """The Variable over the ChainerX ``array`` (a routine's result), in its default graph:
+        the array's node there is the variable's, so backward runs through both."""
+        value = strip(array._v, lambda level: level == CHAINER_LEVEL)
+        return cls._of(value)._present(array.device)
 
     @property
     def _has_chainerx_array(self) -> bool:
@@ -1011,7 +1031,12 @@ def _backprop(
                 variable = wanted.get(record)
             else:
                 continue
-        if variable is None or not variable._requires_grad or any(variable is out for out in outputs):
+        # (a record of the shared ChainerX graph may stand for a chainerx.ndarray: not ours)
+        if (
+            not isinstance(variable, Variable)
+            or not variable._requires_grad
+            or any(variable is out for out in outputs)
+        ):
             continue
         _check_grad(variable, ct, "backward")
         if leaf:
@@ -1133,6 +1158,9 @@ def grad(
     if grad_inputs is not None:  # an input without a graph keeps what it was given
         results = [gi if r is None and gi is not None else r for r, gi in zip(results, grad_inputs)]
         results = [as_variable(r) if r is not None and not isinstance(r, Variable) else r for r in results]
+    for x, r in zip(inputs, results):  # an input of ChainerX gets a gradient of ChainerX
+        if r is not None and x._chx is not None and r._chx is None:
+            r._present(x._chx.device)
     if set_grad:
         for x, r in zip(inputs, results):
             x._grad_var = r

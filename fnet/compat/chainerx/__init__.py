@@ -99,7 +99,7 @@ def is_available() -> _builtins.bool:
     return True
 
 
-_global_context = Context()
+_global_context = Context._sharing_chainer_graph()  # its default graph is chainer.Variable's
 set_global_default_context(_global_context)
 
 __all__ = [
