@@ -54,6 +54,23 @@ def _call(name: str, fn, *arrays, **params):
         return wrap(fn(*values, **params), device)
 
 
+def _integral_or_float(name: str, fn, *arrays, **params):
+    """``_call``, except that integer and bool operands give a result of their dtype, as
+    ChainerX's (sums of products): computed exactly in int64 (through float64, whose integers are
+    exact below 2**53), then wrapped to that dtype; bool is "any product true"."""
+    present = [a for a in arrays if a is not None]
+    dtypes = [a.dtype for a in present]
+    if any(d.kind == "f" for d in dtypes):
+        return _call(name, fn, *arrays, **params)
+    values, device = unwrap(name, present)
+    dtype = result_type(*dtypes)
+    data = iter([unbox_all(v).astype(numpy.float64) for v in values])
+    with chainerx_errors(name):
+        result = unbox_all(fn(*[None if a is None else next(data) for a in arrays], **params))
+    result = result != 0 if dtype.kind == "b" else numpy.rint(result).astype(numpy.int64).astype(dtype)
+    return wrap(result, device)
+
+
 def _activation(name: str, fn):
     def routine(x, *args):
         return _call(name, lambda v: fn(v, *args), x)
@@ -145,19 +162,27 @@ def linear(x, W, b=None, n_batch_axes=1) -> ndarray:  # noqa: N803 (ChainerX's n
     """``x @ W.T + b`` with the first ``n_batch_axes`` axes of ``x`` as batch axes."""
     if n_batch_axes < 1:
         raise DimensionError(message("chainerx.linear", f"expected n_batch_axes >= 1, got {n_batch_axes}"))
-    return _call("linear", lambda *v: F.linear(*v, n_batch_axes=n_batch_axes), x, W, b)
+    return _integral_or_float("linear", lambda *v: F.linear(*v, n_batch_axes=n_batch_axes), x, W, b)
 
 
 def conv(x, w, b=None, stride=1, pad=0, cover_all=False) -> ndarray:
-    """N-dimensional convolution of ``x`` (batch, channels, spatial...) with filters ``w``."""
-    return _call(
+    """N-dimensional convolution of ``x`` (batch, channels, spatial...) with filters ``w``;
+    without spatial axes, ``linear``."""
+    if x.ndim == 2:
+        return _integral_or_float("conv", F.linear, x, w, b)
+    return _integral_or_float(
         "conv", lambda *v: F.convolution_nd(*v, stride=stride, pad=pad, cover_all=cover_all), x, w, b
     )
 
 
 def conv_transpose(x, w, b=None, stride=1, pad=0, outsize=None) -> ndarray:
-    """The transpose (gradient) of ``conv``: N-dimensional deconvolution."""
-    return _call(
+    """The transpose (gradient) of ``conv``: N-dimensional deconvolution (``x @ w + b``
+    without spatial axes)."""
+    if x.ndim == 2:
+        return _integral_or_float(
+            "conv_transpose", lambda v, u, c=None: F.linear(v, ops.transpose(u), c), x, w, b
+        )
+    return _integral_or_float(
         "conv_transpose", lambda *v: F.deconvolution_nd(*v, stride=stride, pad=pad, outsize=outsize), x, w, b
     )
 

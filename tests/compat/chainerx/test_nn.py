@@ -90,3 +90,29 @@ def test_operand_errors_are_chainerxs():
         chx.lstm(chx.ones((2, 3), "float16"), chx.ones((2, 12), "float32"))
     with pytest.raises(chx.DimensionError, match=r"gamma of shape \(3, 4, 5\)"):
         chx.fixed_batch_norm(*(chx.ones(s) for s in [(2, 3, 4, 5), (3,), (3,), (3,), (3,)]))
+
+
+def test_integer_and_bool_convolutions_and_linear_keep_their_dtype():
+    x = numpy.arange(12, dtype=numpy.int16).reshape(1, 3, 4)
+    w = numpy.arange(6, dtype=numpy.int8).reshape(2, 3, 1)
+    y = chx.conv(chx.array(x), chx.array(w))
+    assert y.dtype == numpy.int16
+    numpy.testing.assert_array_equal(chx.to_numpy(y), numpy.einsum("nct,oc->not", x, w[..., 0]))
+    lin = chx.linear(chx.array(x[0]), chx.array(numpy.ones((5, 4), numpy.int16)))
+    assert lin.dtype == numpy.int16
+    numpy.testing.assert_array_equal(chx.to_numpy(lin), x[0] @ numpy.ones((4, 5), numpy.int16))
+    bools = chx.linear(
+        chx.array(numpy.array([[True, False]])), chx.array(numpy.array([[False, True], [True, False]]))
+    )
+    assert bools.dtype == numpy.bool_
+    numpy.testing.assert_array_equal(chx.to_numpy(bools), [[False, True]])
+
+
+def test_convolutions_without_spatial_axes_are_matrix_products():
+    x = numpy.array([[1.0, 2.0, 3.0]])
+    w = numpy.arange(15.0).reshape(5, 3)
+    numpy.testing.assert_allclose(chx.to_numpy(chx.conv(chx.array(x), chx.array(w))), x @ w.T, rtol=1e-15)
+    wt = numpy.arange(15.0).reshape(3, 5)
+    numpy.testing.assert_allclose(
+        chx.to_numpy(chx.conv_transpose(chx.array(x), chx.array(wt))), x @ wt, rtol=1e-15
+    )

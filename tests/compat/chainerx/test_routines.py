@@ -68,3 +68,27 @@ def test_power_refuses_bool_scalars_too():
     with pytest.raises(chx.DtypeError, match="numeric"):
         chx.power(chx.ones((2,), "float32"), True)
     assert (chx.ones((2,), "int8") + 1).dtype == numpy.int8
+
+
+def test_shifts_keep_the_shifted_arrays_dtype_and_a_shifted_scalar_is_int64():
+    a = chx.array(numpy.array([1, 2, 3], numpy.int8))
+    by = chx.array(numpy.array([1, 2, 3], numpy.int16))
+    assert (a << by).dtype == numpy.int8 and chx.right_shift(a, by).dtype == numpy.int8
+    numpy.testing.assert_array_equal(chx.to_numpy(a << by), [2, 8, 24])
+    shifted = chx.left_shift(1, chx.array(numpy.array([0, 3], numpy.uint8)))
+    assert shifted.dtype == numpy.int64
+    numpy.testing.assert_array_equal(chx.to_numpy(shifted), [1, 8])
+    with pytest.raises(chx.DtypeError, match="expected integer operands"):
+        chx.left_shift(chx.ones((2,), "bool"), 1)
+
+
+def test_in_place_operators_cast_within_a_kind_and_refuse_to_change_it():
+    a = chx.array(numpy.array([3, 5], numpy.uint8))
+    a &= chx.array(numpy.array([1, 4], numpy.int16))  # the int16 result is written back as uint8
+    assert a.dtype == numpy.uint8
+    numpy.testing.assert_array_equal(chx.to_numpy(a), [1, 4])
+    with pytest.raises(chx.DtypeError, match="assigns no floats into an integer array"):
+        a += chx.ones((2,), "float32")
+    flags = chx.ones((2,), "bool")
+    with pytest.raises(chx.DtypeError, match="nor numbers into a bool array"):
+        flags *= chx.ones((2,), "int8")
