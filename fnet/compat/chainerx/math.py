@@ -7,6 +7,8 @@ and methods of ndarray are installed from the same routines at the end.
 
 from __future__ import annotations
 
+import builtins
+
 import numpy
 
 from ... import functions as F
@@ -170,8 +172,10 @@ def var(a, axis=None, keepdims=False) -> ndarray:
 def cumsum(a, axis=None) -> ndarray:
     """The cumulative sum along ``axis`` (of the flattened array when None)."""
     data = raw(a)
-    if axis is not None and not -data.ndim <= axis < max(data.ndim, 1):
+    if axis is not None and not -data.ndim <= axis < builtins.max(data.ndim, 1):
         raise axis_error("cumsum", axis, data.ndim)
+    if data.dtype.kind in "bui":  # integers sum as int64, as in ChainerX's sum
+        a = a.astype("int64", copy=False)
     return run("cumsum", ops.cumsum, a, axis=axis)
 
 
@@ -180,12 +184,14 @@ def logsumexp(x, axis=None, keepdims=False) -> ndarray:
 
 
 def log_softmax(x, axis=None) -> ndarray:
-    """``x - logsumexp(x, axis)``: log-probabilities along ``axis`` (every axis when None)."""
-    lse = logsumexp(x, axis, keepdims=True)
+    """``x - logsumexp(x, axis)``: log-probabilities along ``axis`` (axis 1 when None, as
+    ChainerX's)."""
+    lse = logsumexp(x, 1 if axis is None else axis, keepdims=True)
     return subtract(x if x.dtype.kind == "f" else x.astype("float32"), lse)
 
 
 def softmax(x, axis=None) -> ndarray:
+    """Probabilities along ``axis`` (axis 1 when None)."""
     return exp(log_softmax(x, axis))
 
 

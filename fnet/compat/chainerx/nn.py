@@ -13,6 +13,7 @@ from ... import functions as F
 from ... import ops
 from ...autodiff import unbox_all
 from ...errors import message
+from . import _graph
 from ._array import ndarray, raw, unwrap, wrap
 from ._dtypes import result_type
 from ._errors import DimensionError, DtypeError
@@ -145,17 +146,42 @@ def hinge(x, t, norm=1.0) -> ndarray:
 
 
 def dot(a, b) -> ndarray:
-    """The dot product of ``a`` and ``b`` (matrix product for matrices, sum of the last and
-    second-to-last axes beyond)."""
-    if a.ndim > 2 or b.ndim > 2:
-        return _call("dot", lambda x, y: ops.tensordot(x, y, ((x.ndim - 1,), (max(y.ndim - 2, 0),))), a, b)
-    if a.ndim and b.ndim and a.shape[-1] != b.shape[0]:
-        raise DimensionError(message("chainerx.dot", f"shapes {a.shape} and {b.shape} are not aligned"))
-    if a.dtype.kind != "f" and b.dtype.kind != "f":
-        values, device = unwrap("dot", (a, b))
-        dtype = result_type(*(unbox_all(v).dtype for v in values))
-        return wrap(numpy.dot(*(unbox_all(v).astype(dtype) for v in values)), device)
-    return _call("dot", ops.dot, a, b)
+    """The dot product of ``a`` and ``b``: the sum over the last axis of ``a`` and the
+    second-to-last of ``b`` (the only one of a vector); a product with a 0-d operand. Integer and
+    bool operands give their promoted dtype, computed exactly."""
+    values, device = unwrap("dot", (a, b))
+    data = [unbox_all(v) for v in values]
+    if data[0].ndim and data[1].ndim:
+        k = data[1].shape[0] if data[1].ndim == 1 else data[1].shape[-2]
+        if data[0].shape[-1] != k:
+            raise DimensionError(
+                message("chainerx.dot", f"shapes {data[0].shape} and {data[1].shape} are not aligned")
+            )
+    dtype = result_type(*(d.dtype for d in data))
+    if dtype.kind != "f":
+        return wrap(numpy.dot(*(d.astype(dtype, copy=False) for d in data)), device)
+    x, y = (cast_to(v, dtype) for v in values)
+    if not data[0].ndim or not data[1].ndim:
+        return wrap(ops.multiply(x, y), device)
+    result = _dot(x, y, data[0].shape, data[1].shape)
+    if unbox_all(result).size == 0:  # NumPy's layout of an empty result (its strides are 0)
+        result = _graph.rebox(numpy.dot(*(d.astype(dtype, copy=False) for d in data)), result)
+    return wrap(result, device)
+
+
+def _dot(x, y, x_shape: tuple, y_shape: tuple):
+    """``numpy.dot`` of traced operands of ``x_shape`` and ``y_shape`` (both with axes) as one
+    matrix product; the shapes are explicit, so that zero-size axes reshape."""
+    k = x_shape[-1]
+    if len(y_shape) == 1:
+        rest = ()
+        right = ops.reshape(y, (k, 1))
+    else:
+        order = (len(y_shape) - 2, *range(len(y_shape) - 2), len(y_shape) - 1)
+        rest = y_shape[:-2] + y_shape[-1:]
+        right = ops.reshape(ops.transpose(y, order), (k, int(numpy.prod(rest))))
+    left = ops.reshape(x, (int(numpy.prod(x_shape[:-1])), k))
+    return ops.reshape(ops.matmul(left, right), x_shape[:-1] + rest)
 
 
 def linear(x, W, b=None, n_batch_axes=1) -> ndarray:  # noqa: N803 (ChainerX's name)
@@ -209,9 +235,10 @@ def _norm_axes(name: str, x, axis, *params) -> tuple:
 def fixed_batch_norm(x, gamma, beta, mean, var, eps=2e-5, axis=None) -> ndarray:
     """Batch normalization with the given statistics (over ``axis``; the first when None)."""
     axes = _norm_axes("fixed_batch_norm", x, axis, gamma, beta, mean, var)
+    dtype = x.dtype if x.dtype.kind == "f" else _FLOAT32  # the result has x's dtype, as ChainerX's
     return _call(
         "fixed_batch_norm",
-        lambda *v: F.fixed_batch_normalization(*v, eps=eps, axis=axes),
+        lambda *v: cast_to(F.fixed_batch_normalization(*v, eps=eps, axis=axes), dtype),
         x,
         gamma,
         beta,
@@ -234,7 +261,7 @@ def batch_norm(x, gamma, beta, running_mean, running_var, eps=2e-5, decay=0.9, a
         )
     means[0][...] = unbox_all(mean)
     means[1][...] = unbox_all(var)
-    return wrap(y, device)
+    return wrap(cast_to(y, x.dtype if x.dtype.kind == "f" else _FLOAT32), device)
 
 
 def max_pool(x, ksize, stride=None, pad=0, cover_all=False) -> ndarray:

@@ -116,3 +116,32 @@ def test_convolutions_without_spatial_axes_are_matrix_products():
     numpy.testing.assert_allclose(
         chx.to_numpy(chx.conv_transpose(chx.array(x), chx.array(wt))), x @ wt, rtol=1e-15
     )
+
+
+@pytest.mark.parametrize("fixed", [True, False])
+def test_batch_norm_gives_xs_dtype_whatever_its_parameters(fixed):
+    x = chx.array(numpy.random.default_rng(0).uniform(-1, 1, (4, 3)).astype(numpy.float16))
+    gamma, beta, mean, var = (chx.array(numpy.full(3, v, numpy.float64)) for v in (1.0, 0.0, 0.0, 1.0))
+    y = (
+        chx.fixed_batch_norm(x, gamma, beta, mean, var)
+        if fixed
+        else chx.batch_norm(x, gamma, beta, mean, var)
+    )
+    assert y.dtype == numpy.float16
+
+
+@pytest.mark.parametrize(
+    ("a_shape", "b_shape"), [((2, 3), (3, 4)), ((2, 0, 3), (4, 3, 5)), ((1, 2, 0), (2, 0, 3)), ((3,), (3,))]
+)
+def test_dot_is_numpys_including_empty_and_integer_operands(a_shape, b_shape):
+    rng = numpy.random.default_rng(1)
+    a, b = rng.uniform(-1, 1, a_shape), rng.uniform(-1, 1, b_shape)
+    y = chx.dot(chx.array(a), chx.array(b))
+    expected = numpy.dot(a, b)
+    assert y.shape == expected.shape and y.strides == expected.strides
+    numpy.testing.assert_allclose(chx.to_numpy(y), expected, rtol=1e-14)
+    ints = chx.dot(chx.array(a.astype(numpy.int16)), chx.array(b.astype(numpy.int8)))
+    assert ints.dtype == numpy.int16
+    numpy.testing.assert_array_equal(
+        chx.to_numpy(ints), numpy.dot(a.astype(numpy.int16), b.astype(numpy.int16))
+    )

@@ -92,3 +92,21 @@ def test_in_place_operators_cast_within_a_kind_and_refuse_to_change_it():
     flags = chx.ones((2,), "bool")
     with pytest.raises(chx.DtypeError, match="nor numbers into a bool array"):
         flags *= chx.ones((2,), "int8")
+
+
+def test_sums_and_cumsums_of_integers_and_bools_are_int64():
+    small = chx.array(numpy.array([[200, 100], [50, 3]], numpy.uint8))
+    assert chx.sum(small).dtype == numpy.int64 and int(chx.sum(small)) == 353
+    cumulative = chx.cumsum(small, axis=1)
+    assert cumulative.dtype == numpy.int64
+    numpy.testing.assert_array_equal(chx.to_numpy(cumulative), [[200, 300], [50, 53]])
+    assert chx.cumsum(chx.ones((3,), "bool")).dtype == numpy.int64
+
+
+def test_softmax_and_log_softmax_default_to_axis_1():
+    x = numpy.array([[[0.0, 1.0], [2.0, 0.5]]])  # softmax over axis 1, not over all axes
+    expected = numpy.exp(x) / numpy.exp(x).sum(axis=1, keepdims=True)
+    numpy.testing.assert_allclose(chx.to_numpy(chx.softmax(chx.array(x))), expected, rtol=1e-14)
+    numpy.testing.assert_allclose(
+        chx.to_numpy(chx.log_softmax(chx.array(x))), numpy.log(expected), rtol=1e-14
+    )
