@@ -110,3 +110,20 @@ def test_softmax_and_log_softmax_default_to_axis_1():
     numpy.testing.assert_allclose(
         chx.to_numpy(chx.log_softmax(chx.array(x))), numpy.log(expected), rtol=1e-14
     )
+
+
+def test_argmax_over_a_nonempty_axis_of_an_empty_array_is_empty():
+    empty = chx.zeros((2, 0, 3), "float32")
+    assert chx.argmax(empty, axis=2).shape == (2, 0) and chx.argmin(empty, axis=0).shape == (0, 3)
+    with pytest.raises(chx.DimensionError, match="expected a nonempty array"):
+        chx.argmax(empty, axis=1)
+
+
+def test_tril_and_triu_of_a_vector_are_of_its_square_and_diag_of_a_matrix_is_a_view():
+    v = numpy.array([1.0, 2.0, 3.0])
+    numpy.testing.assert_array_equal(chx.to_numpy(chx.tril(chx.array(v))), numpy.tril(v))
+    numpy.testing.assert_array_equal(chx.to_numpy(chx.triu(chx.array(v), 1)), numpy.triu(v, 1))
+    m = numpy.arange(6, dtype=numpy.int32).reshape(2, 3)
+    d = chx.diag(chx.array(m), 1)
+    assert d.strides == numpy.diag(m, 1).strides
+    numpy.testing.assert_array_equal(chx.to_numpy(d), [1, 5])
