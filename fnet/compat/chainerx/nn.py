@@ -111,18 +111,30 @@ def huber_loss(x, t, delta) -> ndarray:
     return _call("huber_loss", lambda a, b: F.huber_loss(a, b, delta, reduce="no"), x, t)
 
 
-def gaussian_kl_divergence(mean, ln_var, reduce="sum") -> ndarray:
-    """KL(N(mean, exp(ln_var)) || N(0, 1)): summed (``reduce='sum'``), averaged ('mean') or not ('no')."""
+def gaussian_kl_divergence(mean, ln_var) -> ndarray:
+    """KL(N(mean, exp(ln_var)) || N(0, 1)) of each element."""
     return _call(
-        "gaussian_kl_divergence", lambda m, v: F.gaussian_kl_divergence(m, v, reduce=reduce), mean, ln_var
+        "gaussian_kl_divergence", lambda m, v: F.gaussian_kl_divergence(m, v, reduce="no"), mean, ln_var
     )
 
 
 def sigmoid_cross_entropy(x1, x2) -> ndarray:
-    """The sigmoid cross entropy of each element of logits ``x1`` against 0/1 labels ``x2``
-    (label -1: ignored, loss 0)."""
+    """The sigmoid cross entropy of each element of logits ``x1`` against labels ``x2`` (label
+    -1: ignored, loss 0), ChainerX's formula ``-(x1 (x2 - [x1 >= 0]) - log(1 + exp(-|x1|)))``
+    for any label value; differentiable in ``x1``."""
     values, device = unwrap("sigmoid_cross_entropy", (x1, x2))
-    return wrap(F.sigmoid_cross_entropy(values[0], values[1], normalize=False, reduce="no"), device)
+    x, t = values[0], unbox_all(values[1])
+    data = unbox_all(x)
+    if data.dtype.kind != "f":
+        raise DtypeError(
+            message("chainerx.sigmoid_cross_entropy", f"expected float logits, got dtype {data.dtype}")
+        )
+    dtype = data.dtype.type
+    shift = t.astype(data.dtype) - (data >= 0).astype(data.dtype)
+    softplus = ops.log1p(ops.exp(ops.negative(ops.absolute(x))))
+    with chainerx_errors("sigmoid_cross_entropy"):
+        loss = ops.subtract(softplus, ops.multiply(x, shift))
+        return wrap(ops.multiply(loss, (t != -1).astype(dtype)), device)
 
 
 def softmax_cross_entropy(x1, x2) -> ndarray:
@@ -286,23 +298,29 @@ ndarray.dot = lambda self, b: dot(self, b)
 
 
 def accuracy(y, t, ignore_label=None) -> ndarray:
-    """The fraction of samples whose highest score in ``y`` (axis 1) is the label ``t``;
-    samples labelled ``ignore_label`` are left out."""
-    if y.dtype.kind != "f" or t.dtype.kind not in "iu":
+    """The fraction of labels ``t`` that are the argmax of ``y`` over axis 1 (reshaped to
+    ``t``'s shape), as ``y``'s dtype; labels ``ignore_label`` are left out (none left: 0)."""
+    if y.dtype.kind != "f" or t.dtype.kind != "i":
         raise DtypeError(
             message(
                 "chainerx.accuracy",
-                f"expected float scores and integer labels, got {y.dtype} and {t.dtype}",
-                hint="cast the scores to a float dtype and the labels to an integer dtype",
+                f"expected float scores and signed integer labels, got {y.dtype} and {t.dtype}",
+                hint="cast the scores to a float dtype and the labels to an int dtype",
             )
         )
-    if y.ndim < 2 or y.shape[0] != t.shape[0] or y.shape[2:] != t.shape[1:]:
+    if y.ndim < 2 or y.shape[0] != t.shape[0] or y.size // max(y.shape[1], 1) != t.size:
         raise DimensionError(
             message(
                 "chainerx.accuracy",
-                f"expected labels of shape (N, ...) for scores (N, C, ...), got {t.shape} for {y.shape}",
-                hint="give one label per sample (and per position beyond the class axis)",
+                f"expected one label per sample and position for scores {y.shape}, got labels {t.shape}",
+                hint="y is (N, C, ...) and t holds N * ... labels",
             )
         )
-    values, device = unwrap("accuracy", (y, t))
-    return wrap(F.accuracy(values[0], values[1], ignore_label), device)
+    scores, labels = raw(y), raw(t)
+    hit = scores.argmax(axis=1).reshape(labels.shape) == labels
+    if ignore_label is None:
+        return wrap(hit.astype(scores.dtype).mean(dtype=scores.dtype), y.device)
+    kept = labels != ignore_label
+    total = int(kept.sum())
+    fraction = (hit & kept).sum() / total if total else 0
+    return wrap(numpy.asarray(fraction, scores.dtype), y.device)

@@ -145,3 +145,26 @@ def test_dot_is_numpys_including_empty_and_integer_operands(a_shape, b_shape):
     numpy.testing.assert_array_equal(
         chx.to_numpy(ints), numpy.dot(a.astype(numpy.int16), b.astype(numpy.int16))
     )
+
+
+def test_sigmoid_cross_entropy_is_chainerxs_formula_for_any_label():
+    x = numpy.array([[-1.5, 0.5], [2.0, 0.0]])
+    t = numpy.array([[0, 1], [-1, 3]], numpy.int32)  # -1 ignored; 3 is taken as it is
+    expected = -(x * (t - (x >= 0)) - numpy.log1p(numpy.exp(-numpy.abs(x)))) * (t != -1)
+    y = chx.sigmoid_cross_entropy(chx.array(x), chx.array(t))
+    numpy.testing.assert_allclose(chx.to_numpy(y), expected, rtol=1e-14)
+
+
+def test_gaussian_kl_divergence_is_per_element():
+    mean, ln_var = numpy.array([0.5, -1.0]), numpy.array([0.1, -0.3])
+    expected = (mean**2 + numpy.exp(ln_var) - ln_var - 1) / 2
+    y = chx.gaussian_kl_divergence(chx.array(mean), chx.array(ln_var))
+    numpy.testing.assert_allclose(chx.to_numpy(y), expected, rtol=1e-14)
+
+
+def test_accuracy_reshapes_the_argmaxes_to_the_labels():
+    y = numpy.zeros((4, 3, 1), numpy.float32)
+    y[numpy.arange(4), [0, 2, 1, 1], 0] = 1
+    t = numpy.array([0, 2, 0, 1], numpy.int32)  # (N,) labels for (N, C, 1) scores, as ChainerX takes them
+    assert float(chx.accuracy(chx.array(y), chx.array(t))) == 0.75
+    assert float(chx.accuracy(chx.array(y), chx.array(t), ignore_label=0)) == 1.0
