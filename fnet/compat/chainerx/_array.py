@@ -353,6 +353,21 @@ class ndarray:  # noqa: N801 (ChainerX's name)
         bid = resolve_backprop_id(backprop_id)
         return _graph.at_level(self._v, bid.tape_level) is not None and _graph.recording(bid.tape_level)
 
+    def _is_chained(self, backprop_id=None) -> bool:
+        """Whether this array is the output of a routine in graph ``backprop_id`` (False for an
+        input of it); a ChainerxError when the array is not in that graph."""
+        bid = resolve_backprop_id(backprop_id)
+        tracer = _graph.at_level(self._v, bid.tape_level)
+        if tracer is None:
+            raise ChainerxError(
+                message(
+                    "ndarray._is_chained",
+                    f"expected an array in graph {bid.name!r}, got one outside it",
+                    hint="call a.require_grad() first",
+                )
+            )
+        return tracer.record.primitive is not None
+
     def _grad_slot(self, backprop_id, what: str) -> BackpropId:
         bid = resolve_backprop_id(backprop_id)
         if self._grads is None or bid not in self._grads:

@@ -210,7 +210,8 @@ def clip(a, a_min, a_max) -> ndarray:
 
 
 def _in_place(routine, name: str):
-    """An in-place operator: the result of ``routine`` written into the array's own data."""
+    """An in-place operator: the result of ``routine`` written into the array's own data; an
+    array operand of another dtype of an allowed kind is cast to the array's dtype first."""
 
     def operator(self, other):
         self._check_in_place(name)
@@ -225,6 +226,8 @@ def _in_place(routine, name: str):
                     hint="use the out-of-place form, which promotes: a = a + b",
                 )
             )
+        if type(other) is ndarray and other.dtype != self.dtype:  # computed in the array's dtype
+            result = routine(self, other.astype(self.dtype))
         raw(self)[...] = raw(result).astype(self.dtype, copy=False)  # ChainerX casts within a kind
         return self
 

@@ -127,3 +127,11 @@ def test_tril_and_triu_of_a_vector_are_of_its_square_and_diag_of_a_matrix_is_a_v
     d = chx.diag(chx.array(m), 1)
     assert d.strides == numpy.diag(m, 1).strides
     numpy.testing.assert_array_equal(chx.to_numpy(d), [1, 5])
+
+
+def test_in_place_operators_compute_in_the_arrays_dtype():
+    a = chx.array(numpy.array([1.0, 2.5], numpy.float16))
+    b = numpy.array([0.3, 0.7], numpy.float32)
+    a %= chx.array(b)
+    expected = numpy.array([1.0, 2.5], numpy.float16) % b.astype(numpy.float16)
+    numpy.testing.assert_array_equal(chx.to_numpy(a), expected)
