@@ -39,6 +39,7 @@ from ._tape import (
 from .backend import ChainerxDevice, CpuDevice, get_device, get_device_from_array
 from .backends._chainerx import array_to_chx
 from .chainerx._array import raw, wrap
+from .chainerx._backprop import on_shared_graph_gradients
 from .chainerx._device import CHAINER_LEVEL
 from .chainerx._graph import strip
 
@@ -249,8 +250,12 @@ class Variable:
         return self.array
 
     def _set_array(self, value) -> None:
+        made = None  # the node of a routine's output in the shared default graph (see _in_chainer_graph)
         if type(value) is chainerx.ndarray:
-            self._chx = value
+            made = strip(value._v, lambda level: level == CHAINER_LEVEL)
+            if type(made) is not Tracer or made.record.primitive is None:
+                made = None  # not made by a routine: the variable is a leaf of its own
+            self._chx = value if made is None else array_to_chx(made.value, value.device)
             value = raw(value)
         else:
             self._chx = None
@@ -263,7 +268,10 @@ class Variable:
                     "  hint: call cleargrad() first, or set an array of the same shape"
                 )
         current = self._data
-        if type(current) is Tracer and not current.record.owned:
+        if made is not None and self._requires_grad:  # the variable is the array's node
+            self._data = made
+            owners[made.record] = self
+        elif type(current) is Tracer and not current.record.owned:
             self._data = Tracer(value, current.level, current.record)
         elif self._requires_grad and value is not None:
             self._data = Tracer.input(value, 0, owner=self)
@@ -578,9 +586,9 @@ class Variable:
         """
         if self._grad_var is None:
             data = self.array
-            if data is None or data.size != 1:
-                return
-            if data.ndim:
+            if data is None or (data.size != 1 and self._chx is None):
+                return  # (ChainerX's backward starts every output's gradient as ones)
+            if data.ndim and self._chx is None:
                 warnings.warn(
                     "Treating a variable with only one element as a scalar in Variable.backward is "
                     "deprecated. A scalar variable must be a 0-dimensional array: apply "
@@ -1045,6 +1053,20 @@ def _backprop(
                 ct = variable._grad_var._data + ct
         variable._grad_var = Variable._of(ct)
     return None
+
+
+def _take_chainerx_gradients(found: dict) -> None:
+    """After ``chainerx.backward`` in the graph the layers share: each Variable that is an input
+    of it (a leaf that requires grad) adds its gradient, as from ``Variable.backward``."""
+    for record, ct in found.items():
+        variable = record.owner
+        if isinstance(variable, Variable) and variable._requires_grad:
+            if variable._grad_var is not None:
+                ct = variable._grad_var._data + ct
+            variable._grad_var = Variable._of(ct)
+
+
+on_shared_graph_gradients(_take_chainerx_gradients)
 
 
 def _to_grad(ct):

@@ -169,3 +169,24 @@ def test_chx_array_is_in_the_variables_graph_and_refused_for_numpy_variables():
     numpy.testing.assert_allclose(chainerx.to_numpy(vx.grad), [4.0, 6.0], rtol=1e-15)
     with pytest.raises(ValueError, match="expected a variable holding a ChainerX array"):
         _ = chainer.Variable(numpy.ones(2)).chx_array
+
+
+def _squared_by(how, x):
+    """x ** 2 from the variable ``x`` of ChainerX, by a Chainer function on its graph-connected
+    array, or by a ChainerX routine wrapped in a Variable."""
+    if how == "function":
+        return F.square(x.chx_array)
+    return chainer.Variable(chainerx.square(x.chx_array))
+
+
+@pytest.mark.parametrize("how", ["function", "routine"])
+@pytest.mark.parametrize("backward_from", ["variable", "array"])
+def test_variables_and_arrays_share_the_default_graph(how, backward_from):
+    x = _chx_variable(numpy.array([1.0, 2.0]))
+    y = _squared_by(how, x)
+    assert y.requires_grad and y.creator is not None
+    if backward_from == "variable":
+        y.backward()  # ChainerX's rule: the output's gradient starts as ones, whatever its size
+    else:
+        y.chx_array.backward()  # chainerx.backward gives the Variables of the graph their gradients
+    numpy.testing.assert_allclose(chainerx.to_numpy(x.grad), [2.0, 4.0], rtol=1e-15)
