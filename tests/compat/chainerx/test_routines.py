@@ -135,3 +135,21 @@ def test_in_place_operators_compute_in_the_arrays_dtype():
     a %= chx.array(b)
     expected = numpy.array([1.0, 2.5], numpy.float16) % b.astype(numpy.float16)
     numpy.testing.assert_array_equal(chx.to_numpy(a), expected)
+
+
+def test_take_with_mode_raise_checks_the_indices_and_counts_negative_ones_from_the_end():
+    a = chx.array(numpy.arange(6.0).reshape(2, 3))
+    numpy.testing.assert_array_equal(chx.to_numpy(chx.take(a, [-1, 0], 1, mode="raise")), [[2, 0], [5, 3]])
+    with pytest.raises(IndexError, match="expected indices in \\[-3, 3\\) with mode 'raise'"):
+        chx.take(a, [3], 1, mode="raise")
+    with pytest.raises(chx.DimensionError, match="expected an axis of 2 dimensions"):
+        chx.take(a, [0], 2)
+
+
+def test_indexing_after_an_ellipsis_counts_axes_from_the_end_and_too_many_is_an_index_error():
+    a = chx.array(numpy.arange(24.0).reshape(2, 3, 4))
+    assert a[1, ..., None, 3].shape == (3, 1)
+    with pytest.raises(IndexError):
+        a[0, 0, 0, 0]
+    with pytest.raises(IndexError, match="out of bounds"):
+        a[..., 4]
