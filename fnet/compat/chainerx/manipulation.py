@@ -190,7 +190,11 @@ def _joined(name: str, arrays):
 
 
 def concatenate(arrays, axis=0) -> ndarray:
+    """The arrays joined along ``axis`` (None: flattened, then joined)."""
     values, device = _joined("concatenate", arrays)
+    if axis is None:
+        flat = [ops.reshape(v, (unbox_all(v).size,)) for v in values]
+        return wrap(ops.concatenate(flat, 0), device)
     ndim = unbox_all(values[0]).ndim
     if ndim == 0:
         raise DimensionError(
@@ -294,7 +298,8 @@ def repeat(a, repeats, axis=None) -> ndarray:
     reps = repeats if isinstance(repeats, (int, numpy.integer)) else list(repeats)
     if (isinstance(reps, list) and any(r < 0 for r in reps)) or (not isinstance(reps, list) and reps < 0):
         raise ValueError(message("chainerx.repeat", f"expected nonnegative repeats, got {repeats}"))
-    return run("repeat", ops.repeat, a, reps, axis)
+    result = run("repeat", ops.repeat, a, reps, axis)
+    return result if result.is_contiguous else result.copy()  # a new array is C-contiguous, as NumPy's
 
 
 def _reshape_method(self, *shape) -> ndarray:

@@ -153,3 +153,16 @@ def test_indexing_after_an_ellipsis_counts_axes_from_the_end_and_too_many_is_an_
         a[0, 0, 0, 0]
     with pytest.raises(IndexError, match="out of bounds"):
         a[..., 4]
+
+
+def test_concatenate_with_no_axis_joins_the_flattened_arrays():
+    a, b = numpy.arange(4.0).reshape(2, 2), numpy.arange(3.0)
+    joined = chx.concatenate([chx.array(a), chx.array(b)], axis=None)
+    numpy.testing.assert_array_equal(chx.to_numpy(joined), numpy.concatenate([a, b], axis=None))
+
+
+def test_repeat_gives_a_c_contiguous_array():
+    a = numpy.arange(8.0).reshape(4, 2)
+    y = chx.repeat(chx.array(a), 2, 1)
+    assert y.is_contiguous and y.strides == numpy.repeat(a, 2, 1).strides
+    numpy.testing.assert_array_equal(chx.to_numpy(y), numpy.repeat(a, 2, 1))
