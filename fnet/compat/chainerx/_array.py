@@ -27,7 +27,7 @@ from ._device import (
 from ._dtypes import to_dtype
 from ._errors import ChainerxError, DeviceError, DimensionError, DtypeError, GradientError
 
-__all__ = ["ndarray", "run", "wrap", "raw", "resolve_backprop_id", "anygraph", "AnyGraph"]
+__all__ = ["ndarray", "run", "wrap", "raw", "in_numpy_layout", "resolve_backprop_id", "anygraph", "AnyGraph"]
 
 
 class AnyGraph:
@@ -76,6 +76,13 @@ def wrap(value, device: Device):
     elif not isinstance(value, device.xp.ndarray):
         value = device.xp.asarray(value)
     return _fresh(value, device)
+
+
+def in_numpy_layout(array, data):
+    """``array`` (a routine's result) holding ``data`` instead: the same values as NumPy lays
+    them out (a view's strides), on the same node of each graph."""
+    array._v = _graph.rebox(data, array._v)
+    return array
 
 
 def raw(array):

@@ -12,8 +12,7 @@ import numpy
 from ... import ops
 from ...autodiff import unbox_all
 from ...errors import message
-from . import _graph
-from ._array import ndarray, raw, run, wrap
+from ._array import in_numpy_layout, ndarray, raw, run, wrap
 from ._device import get_device
 from ._dtypes import check_dtype, default_for, to_dtype
 from ._errors import ChainerxError, DimensionError, DtypeError
@@ -248,7 +247,7 @@ def diag(v, k=0, device=None) -> ndarray:
         )
     result = run("diag", _diag, v, k)
     if v.ndim == 2:  # a view of the matrix's data, as NumPy's and ChainerX's diagonal is
-        result._v = _graph.rebox(raw(v).diagonal(k), result._v)
+        in_numpy_layout(result, raw(v).diagonal(k))
     return result
 
 

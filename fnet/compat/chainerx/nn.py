@@ -13,8 +13,7 @@ from ... import functions as F
 from ... import ops
 from ...autodiff import unbox_all
 from ...errors import message
-from . import _graph
-from ._array import ndarray, raw, unwrap, wrap
+from ._array import in_numpy_layout, ndarray, raw, unwrap, wrap
 from ._dtypes import result_type
 from ._errors import DimensionError, DtypeError
 from ._routine import cast_to, chainerx_errors
@@ -175,10 +174,10 @@ def dot(a, b) -> ndarray:
     x, y = (cast_to(v, dtype) for v in values)
     if not data[0].ndim or not data[1].ndim:
         return wrap(ops.multiply(x, y), device)
-    result = _dot(x, y, data[0].shape, data[1].shape)
-    if unbox_all(result).size == 0:  # NumPy's layout of an empty result (its strides are 0)
-        result = _graph.rebox(numpy.dot(*(d.astype(dtype, copy=False) for d in data)), result)
-    return wrap(result, device)
+    result = wrap(_dot(x, y, data[0].shape, data[1].shape), device)
+    if result.size == 0:  # NumPy's layout of an empty result (its strides are 0)
+        in_numpy_layout(result, numpy.dot(*(d.astype(dtype, copy=False) for d in data)))
+    return result
 
 
 def _dot(x, y, x_shape: tuple, y_shape: tuple):

@@ -166,3 +166,27 @@ def test_repeat_gives_a_c_contiguous_array():
     y = chx.repeat(chx.array(a), 2, 1)
     assert y.is_contiguous and y.strides == numpy.repeat(a, 2, 1).strides
     numpy.testing.assert_array_equal(chx.to_numpy(y), numpy.repeat(a, 2, 1))
+
+
+def test_atleast_and_squeeze_give_numpys_views():
+    v = numpy.arange(3.0)
+    for name in ("atleast_2d", "atleast_3d"):
+        y = getattr(chx, name)(chx.array(v))
+        assert y.shape == getattr(numpy, name)(v).shape and y.strides == getattr(numpy, name)(v).strides
+    m = numpy.arange(6.0).reshape(1, 2, 1, 3)
+    reversed_view = chx.array(m)[:, ::-1]  # negative strides
+    assert chx.squeeze(reversed_view, (0, 2)).strides == m[:, ::-1].squeeze((0, 2)).strides
+
+
+def test_reshape_takes_any_negative_length_as_the_one_that_fits_and_needs_a_shape():
+    a = chx.array(numpy.arange(24.0).reshape(2, 3, 4))
+    assert chx.reshape(a, (3, -3, 2)).shape == (3, 4, 2)
+    with pytest.raises(TypeError, match="expected a new shape"):
+        a.reshape()
+
+
+def test_split_takes_a_number_of_sections_in_any_numeric_form_and_transpose_one_axis():
+    a = chx.array(numpy.arange(6.0))
+    for sections in (2, 2.0, numpy.array(2), numpy.array(2.0)):
+        assert [p.shape for p in chx.split(a, sections)] == [(3,), (3,)]
+    assert chx.transpose(a, 0).shape == (6,)
