@@ -10,7 +10,7 @@ import builtins as _builtins
 
 import numpy as _numpy
 
-from . import creation, indexing, linalg, logic, manipulation, math, nn, rnn, sorting
+from . import creation, indexing, linalg, logic, manipulation, math, nn, random, rnn, sorting
 from ._array import AnyGraph, anygraph, ndarray
 from ._backprop import (
     BackpropScope,
@@ -105,6 +105,7 @@ set_global_default_context(_global_context)
 __all__ = [
     "is_available",
     "linalg",
+    "random",
     "ndarray",
     "dtype",
     "all_dtypes",

@@ -190,3 +190,12 @@ def test_split_takes_a_number_of_sections_in_any_numeric_form_and_transpose_one_
     for sections in (2, 2.0, numpy.array(2), numpy.array(2.0)):
         assert [p.shape for p in chx.split(a, sections)] == [(3,), (3,)]
     assert chx.transpose(a, 0).shape == (6,)
+
+
+@pytest.mark.parametrize("name", ["normal", "uniform"])
+def test_random_draws_numpys_samples_on_the_device(name):
+    numpy.random.seed(5)
+    drawn = getattr(chx.random, name)(0.0, 1.0, (2, 3), device="native:1")
+    numpy.random.seed(5)
+    numpy.testing.assert_array_equal(chx.to_numpy(drawn), getattr(numpy.random, name)(0.0, 1.0, (2, 3)))
+    assert drawn.device is chx.get_device("native:1") and drawn.dtype == numpy.float64
