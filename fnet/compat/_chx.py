@@ -14,17 +14,12 @@ import numpy
 from ..autodiff import Tracer, unbox_all
 from . import chainerx
 from .backends._chainerx import array_to_chx
-from .chainerx._device import CHAINER_LEVEL
-from .chainerx._graph import strip
+from .chainerx._graph import in_chainer_graph
 from .variable import Variable
 
 __all__ = ["find", "to_data", "present"]
 
 _ndarray = chainerx.ndarray
-
-
-def _in_chainer_graph(level: int) -> bool:
-    return level == CHAINER_LEVEL
 
 
 def find(values):
@@ -49,7 +44,7 @@ def to_data(value):
     dicts too): in the default graph, which is the Chainer layer's, when the array is in it."""
     t = type(value)
     if t is _ndarray:
-        return strip(value._v, _in_chainer_graph)
+        return in_chainer_graph(value._v)
     if t is list or t is tuple:
         return t(to_data(v) for v in value)
     if t is dict:

@@ -40,8 +40,7 @@ from .backend import ChainerxDevice, CpuDevice, get_device, get_device_from_arra
 from .backends._chainerx import array_to_chx
 from .chainerx._array import raw, wrap
 from .chainerx._backprop import on_shared_graph_gradients
-from .chainerx._device import CHAINER_LEVEL
-from .chainerx._graph import strip
+from .chainerx._graph import in_chainer_graph
 
 __all__ = [
     "Variable",
@@ -223,8 +222,7 @@ class Variable:
     def _in_chainer_graph(cls, array) -> Variable:
         """The Variable over the ChainerX ``array`` (a routine's result), in its default graph:
         the array's node there is the variable's, so backward runs through both."""
-        value = strip(array._v, lambda level: level == CHAINER_LEVEL)
-        return cls._of(value)._present(array.device)
+        return cls._of(in_chainer_graph(array._v))._present(array.device)
 
     @property
     def _has_chainerx_array(self) -> bool:
@@ -252,7 +250,7 @@ class Variable:
     def _set_array(self, value) -> None:
         made = None  # the node of a routine's output in the shared default graph (see _in_chainer_graph)
         if type(value) is chainerx.ndarray:
-            made = strip(value._v, lambda level: level == CHAINER_LEVEL)
+            made = in_chainer_graph(value._v)
             if type(made) is not Tracer or made.record.primitive is None:
                 made = None  # not made by a routine: the variable is a leaf of its own
             self._chx = value if made is None else array_to_chx(made.value, value.device)
@@ -1049,10 +1047,17 @@ def _backprop(
         _check_grad(variable, ct, "backward")
         if leaf:
             variable._loss_scale = loss_scale
-            if variable._grad_var is not None:  # leaves accumulate
-                ct = variable._grad_var._data + ct
-        variable._grad_var = Variable._of(ct)
+            _add_grad(variable, ct)  # leaves accumulate
+        else:
+            variable._grad_var = Variable._of(ct)
     return None
+
+
+def _add_grad(variable: Variable, ct) -> None:
+    """Add the cotangent ``ct`` to the gradient of the leaf ``variable``."""
+    if variable._grad_var is not None:
+        ct = variable._grad_var._data + ct
+    variable._grad_var = Variable._of(ct)
 
 
 def _take_chainerx_gradients(found: dict) -> None:
@@ -1061,9 +1066,7 @@ def _take_chainerx_gradients(found: dict) -> None:
     for record, ct in found.items():
         variable = record.owner
         if isinstance(variable, Variable) and variable._requires_grad:
-            if variable._grad_var is not None:
-                ct = variable._grad_var._data + ct
-            variable._grad_var = Variable._of(ct)
+            _add_grad(variable, ct)
 
 
 on_shared_graph_gradients(_take_chainerx_gradients)
