@@ -76,7 +76,7 @@ from .configuration import (  # noqa: E402
 from .device_resident import DeviceResident  # noqa: E402
 from .distribution import Distribution, cross_entropy, kl_divergence, register_kl  # noqa: E402
 from .function_hooks import FunctionHook, get_function_hooks  # noqa: E402
-from .function_node import Function, FunctionAdapter, FunctionNode  # noqa: E402
+from .function_node import Fallback, Function, FunctionAdapter, FunctionNode  # noqa: E402
 from .functions.math import basic_math  # noqa: E402, F401  (Chainer exports it as chainer.basic_math)
 from .graph_optimizations import static_code, static_graph  # noqa: E402
 from .initializers import Initializer  # noqa: E402
@@ -98,16 +98,6 @@ from .variable import (  # noqa: E402
     grad,
     no_backprop_mode,
 )
-
-
-class _FallbackType:
-    """The type of :data:`Fallback`."""
-
-    def __repr__(self) -> str:
-        return "Fallback"
-
-
-Fallback = _FallbackType()  # what Chainer's forward_chainerx returns to ask for the NumPy/CuPy path
 
 disable_experimental_feature_warning = False
 utils._switches = sys.modules[__name__]  # where utils.experimental reads the switch above

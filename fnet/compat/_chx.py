@@ -14,7 +14,7 @@ import numpy
 from ..autodiff import Tracer, unbox_all
 from . import chainerx
 from .backends._chainerx import array_to_chx
-from .chainerx._array import raw
+from .chainerx._graph import in_chainer_graph
 from .variable import Variable
 
 __all__ = ["find", "to_data", "present"]
@@ -41,10 +41,10 @@ def find(values):
 
 def to_data(value):
     """``value`` with every ChainerX array replaced by the data under it (in lists, tuples and
-    dicts too)."""
+    dicts too): in the default graph, which is the Chainer layer's, when the array is in it."""
     t = type(value)
     if t is _ndarray:
-        return raw(value)
+        return in_chainer_graph(value._v)
     if t is list or t is tuple:
         return t(to_data(v) for v in value)
     if t is dict:

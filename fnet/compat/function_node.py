@@ -21,6 +21,7 @@ from ..autodiff.primitive import take_output
 from . import _debug_stack, configuration, function_hooks
 from ._chx import find, present
 from ._tape import apply_node, old_style
+from .chainerx import ndarray as chainerx_ndarray
 from .function_hooks import check_finite
 from .utils import type_check
 from .variable import (
@@ -29,7 +30,17 @@ from .variable import (
     grad,  # noqa: F401  (Chainer defines chainer.grad in chainer.function_node)
 )
 
-__all__ = ["FunctionNode", "Function", "FunctionAdapter"]
+__all__ = ["FunctionNode", "Function", "FunctionAdapter", "Fallback"]
+
+
+class _FallbackType:
+    """The type of :data:`Fallback`."""
+
+    def __repr__(self) -> str:
+        return "Fallback"
+
+
+Fallback = _FallbackType()  # what forward_chainerx returns to ask for the NumPy/CuPy path
 
 
 def _is_array(x) -> bool:
@@ -87,6 +98,12 @@ class FunctionNode(_ForwardByDevice):
     def backward(self, target_input_indexes, grad_outputs):
         """The gradients of the inputs in ``target_input_indexes`` (Variables); none by default."""
         return (None,) * len(target_input_indexes)
+
+    def forward_chainerx(self, inputs):
+        """The outputs (a tuple of chainerx arrays) computed with ChainerX's routines from the
+        inputs' ChainerX arrays, in their graph: ChainerX's backward differentiates them, and
+        ``backward`` is not called. ``Fallback`` (the default): run ``forward`` on the data."""
+        return Fallback
 
     def backward_accumulate(self, target_input_indexes, grad_outputs, grad_inputs):
         """``backward``'s gradients added to ``grad_inputs``, the gradients those inputs have so
@@ -177,6 +194,11 @@ class FunctionNode(_ForwardByDevice):
 
         As in Chainer, a node applied again forgets its previous inputs and outputs: make a
         new node for each call."""
+        device = find(inputs)
+        if device is not None and type(self).forward_chainerx is not FunctionNode.forward_chainerx:
+            outputs = self._apply_chainerx(inputs, device)
+            if outputs is not Fallback:
+                return outputs
         variables = [as_variable(x) for x in inputs]
         data = [v._data for v in variables]
         arrays = [v.array for v in variables]
@@ -208,8 +230,21 @@ class FunctionNode(_ForwardByDevice):
         if configuration.config.debug:
             check_finite(self.label, "forward", [y.array for y in outputs])
             self.stack = traceback.extract_stack()
-        device = find(variables)
         return outputs if device is None else present(outputs, device)  # ChainerX in, ChainerX out
+
+    def _apply_chainerx(self, inputs, device):
+        """``forward_chainerx`` on the inputs' ChainerX arrays in their graph (Chainer's
+        ``chx_array``), its outputs as Variables in that graph; or ``Fallback``."""
+        arrays = tuple(x.chx_array if isinstance(x, Variable) else x for x in inputs)
+        outputs = self.forward_chainerx(arrays)
+        if outputs is Fallback:
+            return Fallback
+        if not isinstance(outputs, tuple) or not all(type(y) is chainerx_ndarray for y in outputs):
+            raise TypeError(
+                f"{self.label}.forward_chainerx: expected a tuple of chainerx.ndarray (or Fallback), got "
+                f"{_describe_outputs(outputs)}\n  hint: return (y,) for a single output"
+            )
+        return tuple(Variable._in_chainer_graph(y) for y in outputs)
 
     # -- inside the primitive --------------------------------------------------------------
     def _run_forward(self, inputs) -> tuple:
@@ -288,6 +323,12 @@ class FunctionNode(_ForwardByDevice):
         for hook in hooks:
             hook.backward_postprocess(self, in_data, out_grads)
         return result
+
+
+def _describe_outputs(outputs) -> str:
+    if isinstance(outputs, tuple):
+        return "a tuple of " + ", ".join(type(y).__name__ for y in outputs)
+    return type(outputs).__name__
 
 
 def _check_gradient(label: str, index: int, gx, x) -> None:

@@ -38,7 +38,9 @@ from ._tape import (
 )
 from .backend import ChainerxDevice, CpuDevice, get_device, get_device_from_array
 from .backends._chainerx import array_to_chx
-from .chainerx._array import raw
+from .chainerx._array import raw, wrap
+from .chainerx._backprop import on_shared_graph_gradients
+from .chainerx._graph import in_chainer_graph
 
 __all__ = [
     "Variable",
@@ -206,6 +208,23 @@ class Variable:
         return chx
 
     @property
+    def chx_array(self):
+        """The ChainerX array in this variable's graph (``array`` is out of it): ChainerX's
+        routines on it record on the variable's graph. ValueError for a NumPy/CuPy variable."""
+        if self._chx is None:
+            raise ValueError(
+                f"Variable.chx_array: expected a variable holding a ChainerX array, got {self._describe()}\n"
+                "  hint: move it to ChainerX first: variable.to_chx()"
+            )
+        return wrap(self._data, self.array.device)
+
+    @classmethod
+    def _in_chainer_graph(cls, array) -> Variable:
+        """The Variable over the ChainerX ``array`` (a routine's result), in its default graph:
+        the array's node there is the variable's, so backward runs through both."""
+        return cls._of(in_chainer_graph(array._v))._present(array.device)
+
+    @property
     def _has_chainerx_array(self) -> bool:
         """Whether the array is a ChainerX array."""
         return self._chx is not None
@@ -229,8 +248,12 @@ class Variable:
         return self.array
 
     def _set_array(self, value) -> None:
+        made = None  # the node of a routine's output in the shared default graph (see _in_chainer_graph)
         if type(value) is chainerx.ndarray:
-            self._chx = value
+            made = in_chainer_graph(value._v)
+            if type(made) is not Tracer or made.record.primitive is None:
+                made = None  # not made by a routine: the variable is a leaf of its own
+            self._chx = value if made is None else array_to_chx(made.value, value.device)
             value = raw(value)
         else:
             self._chx = None
@@ -243,7 +266,10 @@ class Variable:
                     "  hint: call cleargrad() first, or set an array of the same shape"
                 )
         current = self._data
-        if type(current) is Tracer and not current.record.owned:
+        if made is not None and self._requires_grad:  # the variable is the array's node
+            self._data = made
+            owners[made.record] = self
+        elif type(current) is Tracer and not current.record.owned:
             self._data = Tracer(value, current.level, current.record)
         elif self._requires_grad and value is not None:
             self._data = Tracer.input(value, 0, owner=self)
@@ -558,9 +584,9 @@ class Variable:
         """
         if self._grad_var is None:
             data = self.array
-            if data is None or data.size != 1:
-                return
-            if data.ndim:
+            if data is None or (data.size != 1 and self._chx is None):
+                return  # (ChainerX's backward starts every output's gradient as ones)
+            if data.ndim and self._chx is None:
                 warnings.warn(
                     "Treating a variable with only one element as a scalar in Variable.backward is "
                     "deprecated. A scalar variable must be a 0-dimensional array: apply "
@@ -1011,15 +1037,39 @@ def _backprop(
                 variable = wanted.get(record)
             else:
                 continue
-        if variable is None or not variable._requires_grad or any(variable is out for out in outputs):
+        # (a record of the shared ChainerX graph may stand for a chainerx.ndarray: not ours)
+        if (
+            not isinstance(variable, Variable)
+            or not variable._requires_grad
+            or any(variable is out for out in outputs)
+        ):
             continue
         _check_grad(variable, ct, "backward")
         if leaf:
             variable._loss_scale = loss_scale
-            if variable._grad_var is not None:  # leaves accumulate
-                ct = variable._grad_var._data + ct
-        variable._grad_var = Variable._of(ct)
+            _add_grad(variable, ct)  # leaves accumulate
+        else:
+            variable._grad_var = Variable._of(ct)
     return None
+
+
+def _add_grad(variable: Variable, ct) -> None:
+    """Add the cotangent ``ct`` to the gradient of the leaf ``variable``."""
+    if variable._grad_var is not None:
+        ct = variable._grad_var._data + ct
+    variable._grad_var = Variable._of(ct)
+
+
+def _take_chainerx_gradients(found: dict) -> None:
+    """After ``chainerx.backward`` in the graph the layers share: each Variable that is an input
+    of it (a leaf that requires grad) adds its gradient, as from ``Variable.backward``."""
+    for record, ct in found.items():
+        variable = record.owner
+        if isinstance(variable, Variable) and variable._requires_grad:
+            _add_grad(variable, ct)
+
+
+on_shared_graph_gradients(_take_chainerx_gradients)
 
 
 def _to_grad(ct):
@@ -1133,6 +1183,9 @@ def grad(
     if grad_inputs is not None:  # an input without a graph keeps what it was given
         results = [gi if r is None and gi is not None else r for r, gi in zip(results, grad_inputs)]
         results = [as_variable(r) if r is not None and not isinstance(r, Variable) else r for r in results]
+    for x, r in zip(inputs, results):  # an input of ChainerX gets a gradient of ChainerX
+        if r is not None and x._chx is not None and r._chx is None:
+            r._present(x._chx.device)
     if set_grad:
         for x, r in zip(inputs, results):
             x._grad_var = r

@@ -10,7 +10,7 @@ import builtins as _builtins
 
 import numpy as _numpy
 
-from . import creation, indexing, logic, manipulation, math, nn, rnn, sorting
+from . import creation, indexing, linalg, logic, manipulation, math, nn, random, rnn, sorting
 from ._array import AnyGraph, anygraph, ndarray
 from ._backprop import (
     BackpropScope,
@@ -99,11 +99,13 @@ def is_available() -> _builtins.bool:
     return True
 
 
-_global_context = Context()
+_global_context = Context._sharing_chainer_graph()  # its default graph is chainer.Variable's
 set_global_default_context(_global_context)
 
 __all__ = [
     "is_available",
+    "linalg",
+    "random",
     "ndarray",
     "dtype",
     "all_dtypes",

@@ -27,7 +27,7 @@ from ._device import (
 from ._dtypes import to_dtype
 from ._errors import ChainerxError, DeviceError, DimensionError, DtypeError, GradientError
 
-__all__ = ["ndarray", "run", "wrap", "raw", "resolve_backprop_id", "anygraph", "AnyGraph"]
+__all__ = ["ndarray", "run", "wrap", "raw", "in_numpy_layout", "resolve_backprop_id", "anygraph", "AnyGraph"]
 
 
 class AnyGraph:
@@ -76,6 +76,13 @@ def wrap(value, device: Device):
     elif not isinstance(value, device.xp.ndarray):
         value = device.xp.asarray(value)
     return _fresh(value, device)
+
+
+def in_numpy_layout(array, data):
+    """``array`` (a routine's result) holding ``data`` instead: the same values as NumPy lays
+    them out (a view's strides), on the same node of each graph."""
+    array._v = _graph.rebox(data, array._v)
+    return array
 
 
 def raw(array):
@@ -352,6 +359,21 @@ class ndarray:  # noqa: N801 (ChainerX's name)
             return any(_graph.recording(t.level) for t in _graph.tracers(self._v))
         bid = resolve_backprop_id(backprop_id)
         return _graph.at_level(self._v, bid.tape_level) is not None and _graph.recording(bid.tape_level)
+
+    def _is_chained(self, backprop_id=None) -> bool:
+        """Whether this array is the output of a routine in graph ``backprop_id`` (False for an
+        input of it); a ChainerxError when the array is not in that graph."""
+        bid = resolve_backprop_id(backprop_id)
+        tracer = _graph.at_level(self._v, bid.tape_level)
+        if tracer is None:
+            raise ChainerxError(
+                message(
+                    "ndarray._is_chained",
+                    f"expected an array in graph {bid.name!r}, got one outside it",
+                    hint="call a.require_grad() first",
+                )
+            )
+        return tracer.record.primitive is not None
 
     def _grad_slot(self, backprop_id, what: str) -> BackpropId:
         bid = resolve_backprop_id(backprop_id)

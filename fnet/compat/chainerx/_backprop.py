@@ -13,7 +13,7 @@ from ...autodiff import backward as _engine_backward
 from ...errors import message
 from . import _graph
 from ._array import ndarray, resolve_backprop_id, wrap
-from ._device import BackpropId, Context, get_default_context
+from ._device import CHAINER_LEVEL, BackpropId, Context, get_default_context
 from ._errors import GradientError
 
 __all__ = [
@@ -26,6 +26,7 @@ __all__ = [
     "is_backprop_required",
     "NoBackpropMode",
     "ForceBackpropMode",
+    "on_shared_graph_gradients",
 ]
 
 
@@ -171,6 +172,20 @@ def backward(outputs, backprop_id=None, enable_double_backprop=False) -> None:
         if o._grads and o._grads.get(bid) is not None
     }
     _store(found, bid, skip=given)
+    if bid.tape_level == CHAINER_LEVEL:
+        for hook in _shared_graph_hooks:
+            hook(found)
+
+
+# what the Chainer layer does with the gradients a backward pass finds in the default graph it
+# shares (its Variables that are inputs of the graph take theirs): ``on_shared_graph_gradients``
+_shared_graph_hooks: list = []
+
+
+def on_shared_graph_gradients(hook) -> None:
+    """Call ``hook({record: cotangent})`` after each backward pass in the graph shared with the
+    Chainer layer (trace level 0)."""
+    _shared_graph_hooks.append(hook)
 
 
 def grad(

@@ -18,6 +18,7 @@ from ...errors import message
 from ._errors import BackendError, ChainerxError, ContextError, DeviceError
 
 __all__ = [
+    "CHAINER_LEVEL",
     "live_backprop_ids",
     "BackpropId",
     "Context",
@@ -37,6 +38,7 @@ __all__ = [
     "using_device",
 ]
 
+CHAINER_LEVEL = 0  # the trace level fnet keeps for the Chainer layer (``fnet.autodiff.new_level``)
 _NATIVE_DEVICES = 4  # ChainerX's native backend has four devices, all of them host memory
 
 
@@ -130,10 +132,10 @@ class BackpropId:
 
     __slots__ = ("context", "name", "tape_level", "alive", "arrays", "__weakref__")
 
-    def __init__(self, context: Context, name: str):
+    def __init__(self, context: Context, name: str, tape_level: int | None = None):
         self.context = context
         self.name = name
-        self.tape_level = new_level()
+        self.tape_level = new_level() if tape_level is None else tape_level
         self.alive = True
         # the arrays whose gradient this graph keeps, by the Record that stands for them
         self.arrays: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
@@ -164,9 +166,21 @@ class Context:
     """The owner of backends, devices and backprop IDs."""
 
     def __init__(self):
+        self._init(None)
+
+    def _init(self, default_level: int | None) -> None:
         self._backends: dict[str, Backend] = {}
         self._lock = threading.Lock()
-        self.default_backprop_id = BackpropId(self, "<default>")
+        self.default_backprop_id = BackpropId(self, "<default>", default_level)
+
+    @classmethod
+    def _sharing_chainer_graph(cls) -> Context:
+        """A context whose default graph is the Chainer layer's (trace level 0), so that an array
+        in it and a ``chainer.Variable`` over it are one node of the tape: the global default
+        context, as in Chainer, where a Variable's graph is its ChainerX array's."""
+        context = cls.__new__(cls)
+        context._init(CHAINER_LEVEL)
+        return context
 
     def get_backend(self, name: str) -> Backend:
         """The backend ``name`` (``native``, or ``cuda`` where CuPy sees a GPU)."""

@@ -12,7 +12,7 @@ import contextlib
 import contextvars
 
 from ...autodiff import Tracer
-from ._device import live_backprop_ids
+from ._device import CHAINER_LEVEL, live_backprop_ids
 
 __all__ = [
     "tracers",
@@ -24,6 +24,7 @@ __all__ = [
     "set_mode",
     "mode",
     "level_records",
+    "in_chainer_graph",
 ]
 
 # (the contexts whose graphs are all off, {level: on?} for the graphs named in the innermost modes)
@@ -76,6 +77,16 @@ def strip(value, keep=None):
     if len(kept) == len(found):
         return value
     return _rebuild(raw, kept)
+
+
+def in_chainer_graph(value):
+    """``value`` in the graph the Chainer layer shares (trace level 0) only: its tracer there,
+    or its raw data when it is not in that graph."""
+    return strip(value, _is_chainer_level)
+
+
+def _is_chainer_level(level: int) -> bool:
+    return level == CHAINER_LEVEL
 
 
 def with_input(value, level: int, owner):

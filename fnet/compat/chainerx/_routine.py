@@ -33,6 +33,7 @@ __all__ = [
 ]
 
 _FLOAT32 = numpy.dtype("float32")
+_INT64 = numpy.dtype("int64")
 
 
 def dtype_error(name: str, what: str, hint: str) -> DtypeError:
@@ -194,7 +195,7 @@ def _axes(name: str, axis, ndim: int):
 
 def reduction(name: str, op, *, sum_dtype: bool = False, floats: bool = False, nonempty: bool = False):
     """A routine reducing ``a`` over ``axis`` (all axes for None) with ``keepdims``:
-    ``sum_dtype`` sums bool and small integers as int64 as NumPy does; ``floats`` computes
+    ``sum_dtype`` sums bool and integers as int64, as ChainerX does; ``floats`` computes
     integers as float32 (mean); ``nonempty`` refuses to reduce zero elements (amax)."""
 
     def routine(a, axis=None, keepdims=False):
@@ -212,8 +213,8 @@ def reduction(name: str, op, *, sum_dtype: bool = False, floats: bool = False, n
                         hint="reduce over nonzero axes",
                     )
                 )
-        if sum_dtype and data.dtype.kind in "bui" and data.dtype.itemsize < 8:
-            value = ops.astype(value, numpy.dtype("uint64" if data.dtype.kind == "u" else "int64"))
+        if sum_dtype and data.dtype.kind in "bui" and data.dtype != _INT64:  # (ChainerX has no uint64)
+            value = ops.astype(value, _INT64)
         elif floats and data.dtype.kind != "f":
             value = ops.astype(value, _FLOAT32)
         return wrap(op(value, axis=axes, keepdims=keepdims), device)

@@ -12,7 +12,7 @@ import numpy
 from ... import ops
 from ...autodiff import unbox_all
 from ...errors import message
-from ._array import ndarray, raw, run, wrap
+from ._array import in_numpy_layout, ndarray, raw, run, wrap
 from ._device import get_device
 from ._dtypes import check_dtype, default_for, to_dtype
 from ._errors import ChainerxError, DimensionError, DtypeError
@@ -245,7 +245,10 @@ def diag(v, k=0, device=None) -> ndarray:
                 hint="pass a vector or a matrix",
             )
         )
-    return run("diag", _diag, v, k)
+    result = run("diag", _diag, v, k)
+    if v.ndim == 2:  # a view of the matrix's data, as NumPy's and ChainerX's diagonal is
+        in_numpy_layout(result, raw(v).diagonal(k))
+    return result
 
 
 def diagflat(v, k=0, device=None) -> ndarray:
@@ -253,12 +256,20 @@ def diagflat(v, k=0, device=None) -> ndarray:
     return diag(v.reshape(-1) if v.ndim != 1 else v, k)
 
 
+def _square(m):
+    """A vector ``m`` as NumPy's ``tril``/``triu`` take it: repeated as the rows of a square
+    matrix; arrays of more axes as they are."""
+    return broadcast_to(m, (m.shape[0], m.shape[0])) if m.ndim == 1 else m
+
+
 def tril(m, k=0) -> ndarray:
-    return run("tril", ops.tril, m, k)
+    """``m`` with the elements above the ``k``-th diagonal zeroed (a vector: as its square)."""
+    return run("tril", ops.tril, _square(m), k)
 
 
 def triu(m, k=0) -> ndarray:
-    return run("triu", ops.triu, m, k)
+    """``m`` with the elements below the ``k``-th diagonal zeroed (a vector: as its square)."""
+    return run("triu", ops.triu, _square(m), k)
 
 
 def meshgrid(*xi, indexing="xy"):

@@ -17,7 +17,8 @@ __all__ = ["take", "where", "nonzero", "copyto"]
 
 
 def _index(name: str, key, shape: tuple):
-    """``key`` with ndarrays replaced by their data; a DimensionError for too many indices."""
+    """``key`` with ndarrays replaced by their data; an IndexError for too many indices, as
+    ChainerX's (NumPy's IndexError tells an index out of bounds)."""
     parts = key if isinstance(key, tuple) else (key,)
     parts = tuple(raw(p) if type(p) is ndarray else p for p in parts)
     taken = sum(
@@ -26,45 +27,54 @@ def _index(name: str, key, shape: tuple):
         if p is not None and p is not Ellipsis and not (hasattr(p, "dtype") and p.dtype.kind == "b")
     )
     if taken > len(shape):
-        raise DimensionError(
+        raise IndexError(
             message(
                 f"ndarray.{name}",
                 f"expected at most {len(shape)} indices, got {taken}",
                 hint="index fewer axes",
             )
         )
-    for axis, p in enumerate(q for q in parts if q is not None and q is not Ellipsis):
-        if isinstance(p, (int, numpy.integer)) and axis < len(shape) and not -shape[axis] <= p < shape[axis]:
-            raise IndexError(
-                message(
-                    f"ndarray.{name}", f"index {p} is out of bounds for axis {axis} of length {shape[axis]}"
-                )
-            )
     return parts if isinstance(key, tuple) else parts[0]
 
 
 def _getitem(self, key) -> ndarray:
-    return run("__getitem__", ops.getitem, self, _index("__getitem__", key, raw(self).shape))
+    shape = raw(self).shape
+    try:
+        return run("__getitem__", ops.getitem, self, _index("__getitem__", key, shape))
+    except IndexError as error:  # NumPy's (an index out of bounds), named for the routine
+        raise IndexError(message("ndarray.__getitem__", f"{error} (the array's shape is {shape})")) from error
 
 
 def take(a, indices, axis=None, mode="wrap") -> ndarray:
     """Elements of ``a`` at ``indices`` along ``axis`` (of the flattened array when None);
-    indices wrap around (``mode='wrap'``) or are clipped (``'clip'``)."""
+    indices wrap around (``mode='wrap'``), are clipped (``'clip'``) or must be in range
+    (``'raise'``, negative ones counting from the end)."""
     data = raw(a)
     index = raw(indices) if type(indices) is ndarray else numpy.asarray(indices)
     if index.dtype.kind not in "iu":
         raise DtypeError(message("chainerx.take", f"expected integer indices, got dtype {index.dtype}"))
-    length = data.size if axis is None else data.shape[axis]
     if axis is not None and not -data.ndim <= axis < data.ndim:
         raise DimensionError(
             message("chainerx.take", f"expected an axis of {data.ndim} dimensions, got {axis}")
         )
+    length = data.size if axis is None else data.shape[axis]
     if mode == "wrap":
         index = index % length if length else index
     elif mode == "clip":
         index = numpy.clip(index, 0, max(length - 1, 0))
+    elif mode == "raise":
+        if index.size and (index.min() < -length or index.max() >= length):
+            raise IndexError(
+                message(
+                    "chainerx.take",
+                    f"expected indices in [{-length}, {length}) with mode 'raise', "
+                    f"got {index.min()} to {index.max()}",
+                    hint="pass mode='wrap' or mode='clip' to bring them into range",
+                )
+            )
+        index = numpy.where(index < 0, index + length, index)
     else:
-        raise ValueError(message("chainerx.take", f"expected mode 'wrap' or 'clip', got {mode!r}"))
+        raise ValueError(message("chainerx.take", f"expected mode 'raise', 'wrap' or 'clip', got {mode!r}"))
     return run("take", ops.take, a, index.astype(numpy.int64), axis)
 
 

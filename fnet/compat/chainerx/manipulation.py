@@ -8,7 +8,7 @@ import numpy
 from ... import ops
 from ...autodiff import unbox_all
 from ...errors import message
-from ._array import ndarray, raw, run, unwrap, wrap
+from ._array import in_numpy_layout, ndarray, raw, run, unwrap, wrap
 from ._dtypes import result_type
 from ._errors import DimensionError
 from ._routine import axis_error, cast_to, method
@@ -48,8 +48,13 @@ def _shape_arg(args) -> tuple:
 
 
 def reshape(a, *newshape) -> ndarray:
-    """``a`` with a new shape of the same size (one entry may be -1): a view where possible."""
-    shape = _shape_arg(newshape)
+    """``a`` with a new shape of the same size (one negative entry stands for the length that
+    fits): a view where possible."""
+    if not newshape:
+        raise TypeError(
+            message("chainerx.reshape", "expected a new shape, got none", hint="a.reshape((2, 3))")
+        )
+    shape = tuple(-1 if d < 0 else d for d in _shape_arg(newshape))
     size = raw(a).size
     known = int(numpy.prod([d for d in shape if d != -1]))
     if (
@@ -81,6 +86,7 @@ def transpose(a, axes=None) -> ndarray:
     """``a`` with its axes permuted (reversed by default)."""
     ndim = raw(a).ndim
     if axes is not None:
+        axes = (axes,) if isinstance(axes, (int, numpy.integer)) else axes  # one axis of a vector
         axes = tuple(_axis("transpose", ax, ndim) for ax in axes)
         if sorted(axes) != list(range(ndim)):
             raise DimensionError(
@@ -137,7 +143,7 @@ def squeeze(a, axis=None) -> ndarray:
                 message("chainerx.squeeze", f"expected axes of length 1, got axes {axis} of shape {shape}")
             )
         axis = axes
-    return run("squeeze", ops.squeeze, a, axis)
+    return in_numpy_layout(run("squeeze", ops.squeeze, a, axis), raw(a).squeeze(axis))  # a view
 
 
 def expand_dims(a, axis) -> ndarray:
@@ -167,16 +173,20 @@ def broadcast_to(array, shape) -> ndarray:
 
 
 def atleast_2d(a) -> ndarray:
+    """``a`` with at least two axes: a vector as one row (a view, as NumPy's), a 0-d array as 1x1."""
     ndim = raw(a).ndim
-    return a if ndim >= 2 else reshape(a, (1,) * (2 - ndim) + a.shape)
+    if ndim >= 2:
+        return a
+    return reshape(a, (1, 1)) if ndim == 0 else a[None, :]
 
 
 def atleast_3d(a) -> ndarray:
-    shape = raw(a).shape
-    if len(shape) >= 3:
+    """``a`` with at least three axes: a vector ``(N,)`` as ``(1, N, 1)``, a matrix ``(M, N)``
+    as ``(M, N, 1)`` (views, as NumPy's), a 0-d array as 1x1x1."""
+    ndim = raw(a).ndim
+    if ndim >= 3:
         return a
-    new = {0: (1, 1, 1), 1: (1, *shape, 1), 2: (*shape, 1)}[len(shape)]
-    return reshape(a, new)
+    return {0: lambda: reshape(a, (1, 1, 1)), 1: lambda: a[None, :, None], 2: lambda: a[:, :, None]}[ndim]()
 
 
 def _joined(name: str, arrays):
@@ -190,7 +200,11 @@ def _joined(name: str, arrays):
 
 
 def concatenate(arrays, axis=0) -> ndarray:
+    """The arrays joined along ``axis`` (None: flattened, then joined)."""
     values, device = _joined("concatenate", arrays)
+    if axis is None:
+        flat = [ops.reshape(v, (unbox_all(v).size,)) for v in values]
+        return wrap(ops.concatenate(flat, 0), device)
     ndim = unbox_all(values[0]).ndim
     if ndim == 0:
         raise DimensionError(
@@ -233,7 +247,9 @@ def split(ary, indices_or_sections, axis=0) -> list:
     """``ary`` split along ``axis`` into equal sections, or at the given indices."""
     ndim = raw(ary).ndim
     axis = _axis("split", axis, ndim)
-    if isinstance(indices_or_sections, (int, numpy.integer)):
+    if not hasattr(indices_or_sections, "__len__") or numpy.ndim(indices_or_sections) == 0:
+        indices_or_sections = int(indices_or_sections)  # a number of sections (NumPy takes 2.0 too)
+    if isinstance(indices_or_sections, int):
         if indices_or_sections <= 0 or ary.shape[axis] % indices_or_sections:
             raise DimensionError(
                 message(
@@ -294,7 +310,8 @@ def repeat(a, repeats, axis=None) -> ndarray:
     reps = repeats if isinstance(repeats, (int, numpy.integer)) else list(repeats)
     if (isinstance(reps, list) and any(r < 0 for r in reps)) or (not isinstance(reps, list) and reps < 0):
         raise ValueError(message("chainerx.repeat", f"expected nonnegative repeats, got {repeats}"))
-    return run("repeat", ops.repeat, a, reps, axis)
+    result = run("repeat", ops.repeat, a, reps, axis)
+    return result if result.is_contiguous else result.copy()  # a new array is C-contiguous, as NumPy's
 
 
 def _reshape_method(self, *shape) -> ndarray:

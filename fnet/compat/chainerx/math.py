@@ -7,13 +7,16 @@ and methods of ndarray are installed from the same routines at the end.
 
 from __future__ import annotations
 
+import builtins
+
 import numpy
 
 from ... import functions as F
 from ... import ops
 from ...autodiff import unbox_all
 from ...errors import message
-from ._array import ndarray, raw, run
+from ._array import ndarray, raw, run, unwrap, wrap
+from ._dtypes import scalar_kind
 from ._errors import DtypeError
 from ._routine import axis_error, binary, dtype_error, method, reduction, unary
 
@@ -53,6 +56,40 @@ def _bitwise(ufunc):
     return op
 
 
+def _shift(name: str, ufunc):
+    """A shift of integers: the result has the dtype of the array shifted (int64 for a scalar
+    shifted by an array, as ChainerX's); bool and float operands are refused."""
+
+    def routine(x1, x2):
+        values, device = unwrap(name, (x1, x2))
+        if device is None:
+            raise TypeError(
+                message(f"chainerx.{name}", "expected at least one ndarray operand, got two scalars")
+            )
+        data = [unbox_all(v) if type(x) is ndarray else v for v, x in zip(values, (x1, x2))]
+        kinds = [d.dtype.kind if type(x) is ndarray else scalar_kind(d) for d, x in zip(data, (x1, x2))]
+        if not all(k in ("i", "u", 1) for k in kinds):
+            raise dtype_error(
+                name,
+                f"expected integer operands, got {_described(data)}",
+                "cast bool and float operands to an integer dtype",
+            )
+        dtype = data[0].dtype if type(x1) is ndarray else numpy.dtype("int64")
+        a, b = (
+            d.astype(dtype, copy=False) if type(x) is ndarray else numpy.array(d).astype(dtype)[()]
+            for d, x in zip(data, (x1, x2))
+        )
+        return wrap(ufunc(a, b).astype(dtype, copy=False), device)
+
+    routine.__name__ = name
+    routine.__doc__ = f"``{name}`` of integer operands (an array and an array or a scalar), broadcast."
+    return routine
+
+
+def _described(values) -> str:
+    return " and ".join(str(v.dtype) if hasattr(v, "dtype") else type(v).__name__ for v in values)
+
+
 def _exp2(x):
     return ops.power(unbox_all(x).dtype.type(2), x)
 
@@ -74,8 +111,8 @@ reciprocal = unary("reciprocal", _reciprocal, floats=True)
 bitwise_and = binary("bitwise_and", _bitwise(numpy.bitwise_and))
 bitwise_or = binary("bitwise_or", _bitwise(numpy.bitwise_or))
 bitwise_xor = binary("bitwise_xor", _bitwise(numpy.bitwise_xor))
-left_shift = binary("left_shift", _bitwise(numpy.left_shift), no_bool=True)
-right_shift = binary("right_shift", _bitwise(numpy.right_shift), no_bool=True)
+left_shift = _shift("left_shift", numpy.left_shift)
+right_shift = _shift("right_shift", numpy.right_shift)
 
 exp = unary("exp", ops.exp, floats=True)
 exp2 = unary("exp2", _exp2, floats=True)
@@ -135,8 +172,10 @@ def var(a, axis=None, keepdims=False) -> ndarray:
 def cumsum(a, axis=None) -> ndarray:
     """The cumulative sum along ``axis`` (of the flattened array when None)."""
     data = raw(a)
-    if axis is not None and not -data.ndim <= axis < max(data.ndim, 1):
+    if axis is not None and not -data.ndim <= axis < builtins.max(data.ndim, 1):
         raise axis_error("cumsum", axis, data.ndim)
+    if data.dtype.kind in "bui":  # integers sum as int64, as in ChainerX's sum
+        a = a.astype("int64", copy=False)
     return run("cumsum", ops.cumsum, a, axis=axis)
 
 
@@ -145,12 +184,14 @@ def logsumexp(x, axis=None, keepdims=False) -> ndarray:
 
 
 def log_softmax(x, axis=None) -> ndarray:
-    """``x - logsumexp(x, axis)``: log-probabilities along ``axis`` (every axis when None)."""
-    lse = logsumexp(x, axis, keepdims=True)
+    """``x - logsumexp(x, axis)``: log-probabilities along ``axis`` (axis 1 when None, as
+    ChainerX's)."""
+    lse = logsumexp(x, 1 if axis is None else axis, keepdims=True)
     return subtract(x if x.dtype.kind == "f" else x.astype("float32"), lse)
 
 
 def softmax(x, axis=None) -> ndarray:
+    """Probabilities along ``axis`` (axis 1 when None)."""
     return exp(log_softmax(x, axis))
 
 
@@ -169,20 +210,25 @@ def clip(a, a_min, a_max) -> ndarray:
 
 
 def _in_place(routine, name: str):
-    """An in-place operator: the result of ``routine`` written into the array's own data."""
+    """An in-place operator: the result of ``routine`` written into the array's own data; an
+    array operand of another dtype of an allowed kind is cast to the array's dtype first."""
 
     def operator(self, other):
         self._check_in_place(name)
         result = routine(self, other)
-        if result.dtype != self.dtype and not numpy.can_cast(result.dtype, self.dtype, "same_kind"):
+        into, got = self.dtype.kind, result.dtype.kind
+        if (got == "f" and into != "f") or (into == "b" and got != "b"):
             raise DtypeError(
                 message(
                     f"ndarray.{name}",
-                    f"expected a result castable to the array's dtype {self.dtype}, got {result.dtype}",
+                    f"expected a result of the array's kind ({self.dtype}), got {result.dtype}: ChainerX "
+                    "assigns no floats into an integer array, nor numbers into a bool array",
                     hint="use the out-of-place form, which promotes: a = a + b",
                 )
             )
-        raw(self)[...] = raw(result)
+        if type(other) is ndarray and other.dtype != self.dtype:  # computed in the array's dtype
+            result = routine(self, other.astype(self.dtype))
+        raw(self)[...] = raw(result).astype(self.dtype, copy=False)  # ChainerX casts within a kind
         return self
 
     return operator

@@ -13,7 +13,7 @@ from ... import functions as F
 from ... import ops
 from ...autodiff import unbox_all
 from ...errors import message
-from ._array import ndarray, raw, unwrap, wrap
+from ._array import in_numpy_layout, ndarray, raw, unwrap, wrap
 from ._dtypes import result_type
 from ._errors import DimensionError, DtypeError
 from ._routine import cast_to, chainerx_errors
@@ -52,6 +52,23 @@ def _call(name: str, fn, *arrays, **params):
     values, device = _floats(name, *arrays)
     with chainerx_errors(name):
         return wrap(fn(*values, **params), device)
+
+
+def _integral_or_float(name: str, fn, *arrays, **params):
+    """``_call``, except that integer and bool operands give a result of their dtype, as
+    ChainerX's (sums of products): computed exactly in int64 (through float64, whose integers are
+    exact below 2**53), then wrapped to that dtype; bool is "any product true"."""
+    present = [a for a in arrays if a is not None]
+    dtypes = [a.dtype for a in present]
+    if any(d.kind == "f" for d in dtypes):
+        return _call(name, fn, *arrays, **params)
+    values, device = unwrap(name, present)
+    dtype = result_type(*dtypes)
+    data = iter([unbox_all(v).astype(numpy.float64) for v in values])
+    with chainerx_errors(name):
+        result = unbox_all(fn(*[None if a is None else next(data) for a in arrays], **params))
+    result = result != 0 if dtype.kind == "b" else numpy.rint(result).astype(numpy.int64).astype(dtype)
+    return wrap(result, device)
 
 
 def _activation(name: str, fn):
@@ -93,18 +110,30 @@ def huber_loss(x, t, delta) -> ndarray:
     return _call("huber_loss", lambda a, b: F.huber_loss(a, b, delta, reduce="no"), x, t)
 
 
-def gaussian_kl_divergence(mean, ln_var, reduce="sum") -> ndarray:
-    """KL(N(mean, exp(ln_var)) || N(0, 1)): summed (``reduce='sum'``), averaged ('mean') or not ('no')."""
+def gaussian_kl_divergence(mean, ln_var) -> ndarray:
+    """KL(N(mean, exp(ln_var)) || N(0, 1)) of each element."""
     return _call(
-        "gaussian_kl_divergence", lambda m, v: F.gaussian_kl_divergence(m, v, reduce=reduce), mean, ln_var
+        "gaussian_kl_divergence", lambda m, v: F.gaussian_kl_divergence(m, v, reduce="no"), mean, ln_var
     )
 
 
 def sigmoid_cross_entropy(x1, x2) -> ndarray:
-    """The sigmoid cross entropy of each element of logits ``x1`` against 0/1 labels ``x2``
-    (label -1: ignored, loss 0)."""
+    """The sigmoid cross entropy of each element of logits ``x1`` against labels ``x2`` (label
+    -1: ignored, loss 0), ChainerX's formula ``-(x1 (x2 - [x1 >= 0]) - log(1 + exp(-|x1|)))``
+    for any label value; differentiable in ``x1``."""
     values, device = unwrap("sigmoid_cross_entropy", (x1, x2))
-    return wrap(F.sigmoid_cross_entropy(values[0], values[1], normalize=False, reduce="no"), device)
+    x, t = values[0], unbox_all(values[1])
+    data = unbox_all(x)
+    if data.dtype.kind != "f":
+        raise DtypeError(
+            message("chainerx.sigmoid_cross_entropy", f"expected float logits, got dtype {data.dtype}")
+        )
+    dtype = data.dtype.type
+    shift = t.astype(data.dtype) - (data >= 0).astype(data.dtype)
+    softplus = ops.log1p(ops.exp(ops.negative(ops.absolute(x))))
+    with chainerx_errors("sigmoid_cross_entropy"):
+        loss = ops.subtract(softplus, ops.multiply(x, shift))
+        return wrap(ops.multiply(loss, (t != -1).astype(dtype)), device)
 
 
 def softmax_cross_entropy(x1, x2) -> ndarray:
@@ -128,36 +157,69 @@ def hinge(x, t, norm=1.0) -> ndarray:
 
 
 def dot(a, b) -> ndarray:
-    """The dot product of ``a`` and ``b`` (matrix product for matrices, sum of the last and
-    second-to-last axes beyond)."""
-    if a.ndim > 2 or b.ndim > 2:
-        return _call("dot", lambda x, y: ops.tensordot(x, y, ((x.ndim - 1,), (max(y.ndim - 2, 0),))), a, b)
-    if a.ndim and b.ndim and a.shape[-1] != b.shape[0]:
-        raise DimensionError(message("chainerx.dot", f"shapes {a.shape} and {b.shape} are not aligned"))
-    if a.dtype.kind != "f" and b.dtype.kind != "f":
-        values, device = unwrap("dot", (a, b))
-        dtype = result_type(*(unbox_all(v).dtype for v in values))
-        return wrap(numpy.dot(*(unbox_all(v).astype(dtype) for v in values)), device)
-    return _call("dot", ops.dot, a, b)
+    """The dot product of ``a`` and ``b``: the sum over the last axis of ``a`` and the
+    second-to-last of ``b`` (the only one of a vector); a product with a 0-d operand. Integer and
+    bool operands give their promoted dtype, computed exactly."""
+    values, device = unwrap("dot", (a, b))
+    data = [unbox_all(v) for v in values]
+    if data[0].ndim and data[1].ndim:
+        k = data[1].shape[0] if data[1].ndim == 1 else data[1].shape[-2]
+        if data[0].shape[-1] != k:
+            raise DimensionError(
+                message("chainerx.dot", f"shapes {data[0].shape} and {data[1].shape} are not aligned")
+            )
+    dtype = result_type(*(d.dtype for d in data))
+    if dtype.kind != "f":
+        return wrap(numpy.dot(*(d.astype(dtype, copy=False) for d in data)), device)
+    x, y = (cast_to(v, dtype) for v in values)
+    if not data[0].ndim or not data[1].ndim:
+        return wrap(ops.multiply(x, y), device)
+    result = wrap(_dot(x, y, data[0].shape, data[1].shape), device)
+    if result.size == 0:  # NumPy's layout of an empty result (its strides are 0)
+        in_numpy_layout(result, numpy.dot(*(d.astype(dtype, copy=False) for d in data)))
+    return result
+
+
+def _dot(x, y, x_shape: tuple, y_shape: tuple):
+    """``numpy.dot`` of traced operands of ``x_shape`` and ``y_shape`` (both with axes) as one
+    matrix product; the shapes are explicit, so that zero-size axes reshape."""
+    k = x_shape[-1]
+    if len(y_shape) == 1:
+        rest = ()
+        right = ops.reshape(y, (k, 1))
+    else:
+        order = (len(y_shape) - 2, *range(len(y_shape) - 2), len(y_shape) - 1)
+        rest = y_shape[:-2] + y_shape[-1:]
+        right = ops.reshape(ops.transpose(y, order), (k, int(numpy.prod(rest))))
+    left = ops.reshape(x, (int(numpy.prod(x_shape[:-1])), k))
+    return ops.reshape(ops.matmul(left, right), x_shape[:-1] + rest)
 
 
 def linear(x, W, b=None, n_batch_axes=1) -> ndarray:  # noqa: N803 (ChainerX's name)
     """``x @ W.T + b`` with the first ``n_batch_axes`` axes of ``x`` as batch axes."""
     if n_batch_axes < 1:
         raise DimensionError(message("chainerx.linear", f"expected n_batch_axes >= 1, got {n_batch_axes}"))
-    return _call("linear", lambda *v: F.linear(*v, n_batch_axes=n_batch_axes), x, W, b)
+    return _integral_or_float("linear", lambda *v: F.linear(*v, n_batch_axes=n_batch_axes), x, W, b)
 
 
 def conv(x, w, b=None, stride=1, pad=0, cover_all=False) -> ndarray:
-    """N-dimensional convolution of ``x`` (batch, channels, spatial...) with filters ``w``."""
-    return _call(
+    """N-dimensional convolution of ``x`` (batch, channels, spatial...) with filters ``w``;
+    without spatial axes, ``linear``."""
+    if x.ndim == 2:
+        return _integral_or_float("conv", F.linear, x, w, b)
+    return _integral_or_float(
         "conv", lambda *v: F.convolution_nd(*v, stride=stride, pad=pad, cover_all=cover_all), x, w, b
     )
 
 
 def conv_transpose(x, w, b=None, stride=1, pad=0, outsize=None) -> ndarray:
-    """The transpose (gradient) of ``conv``: N-dimensional deconvolution."""
-    return _call(
+    """The transpose (gradient) of ``conv``: N-dimensional deconvolution (``x @ w + b``
+    without spatial axes)."""
+    if x.ndim == 2:
+        return _integral_or_float(
+            "conv_transpose", lambda v, u, c=None: F.linear(v, ops.transpose(u), c), x, w, b
+        )
+    return _integral_or_float(
         "conv_transpose", lambda *v: F.deconvolution_nd(*v, stride=stride, pad=pad, outsize=outsize), x, w, b
     )
 
@@ -184,9 +246,10 @@ def _norm_axes(name: str, x, axis, *params) -> tuple:
 def fixed_batch_norm(x, gamma, beta, mean, var, eps=2e-5, axis=None) -> ndarray:
     """Batch normalization with the given statistics (over ``axis``; the first when None)."""
     axes = _norm_axes("fixed_batch_norm", x, axis, gamma, beta, mean, var)
+    dtype = x.dtype if x.dtype.kind == "f" else _FLOAT32  # the result has x's dtype, as ChainerX's
     return _call(
         "fixed_batch_norm",
-        lambda *v: F.fixed_batch_normalization(*v, eps=eps, axis=axes),
+        lambda *v: cast_to(F.fixed_batch_normalization(*v, eps=eps, axis=axes), dtype),
         x,
         gamma,
         beta,
@@ -209,7 +272,7 @@ def batch_norm(x, gamma, beta, running_mean, running_var, eps=2e-5, decay=0.9, a
         )
     means[0][...] = unbox_all(mean)
     means[1][...] = unbox_all(var)
-    return wrap(y, device)
+    return wrap(cast_to(y, x.dtype if x.dtype.kind == "f" else _FLOAT32), device)
 
 
 def max_pool(x, ksize, stride=None, pad=0, cover_all=False) -> ndarray:
@@ -234,23 +297,29 @@ ndarray.dot = lambda self, b: dot(self, b)
 
 
 def accuracy(y, t, ignore_label=None) -> ndarray:
-    """The fraction of samples whose highest score in ``y`` (axis 1) is the label ``t``;
-    samples labelled ``ignore_label`` are left out."""
-    if y.dtype.kind != "f" or t.dtype.kind not in "iu":
+    """The fraction of labels ``t`` that are the argmax of ``y`` over axis 1 (reshaped to
+    ``t``'s shape), as ``y``'s dtype; labels ``ignore_label`` are left out (none left: 0)."""
+    if y.dtype.kind != "f" or t.dtype.kind != "i":
         raise DtypeError(
             message(
                 "chainerx.accuracy",
-                f"expected float scores and integer labels, got {y.dtype} and {t.dtype}",
-                hint="cast the scores to a float dtype and the labels to an integer dtype",
+                f"expected float scores and signed integer labels, got {y.dtype} and {t.dtype}",
+                hint="cast the scores to a float dtype and the labels to an int dtype",
             )
         )
-    if y.ndim < 2 or y.shape[0] != t.shape[0] or y.shape[2:] != t.shape[1:]:
+    if y.ndim < 2 or y.shape[0] != t.shape[0] or y.size // max(y.shape[1], 1) != t.size:
         raise DimensionError(
             message(
                 "chainerx.accuracy",
-                f"expected labels of shape (N, ...) for scores (N, C, ...), got {t.shape} for {y.shape}",
-                hint="give one label per sample (and per position beyond the class axis)",
+                f"expected one label per sample and position for scores {y.shape}, got labels {t.shape}",
+                hint="y is (N, C, ...) and t holds N * ... labels",
             )
         )
-    values, device = unwrap("accuracy", (y, t))
-    return wrap(F.accuracy(values[0], values[1], ignore_label), device)
+    scores, labels = raw(y), raw(t)
+    hit = scores.argmax(axis=1).reshape(labels.shape) == labels
+    if ignore_label is None:
+        return wrap(hit.astype(scores.dtype).mean(dtype=scores.dtype), y.device)
+    kept = labels != ignore_label
+    total = int(kept.sum())
+    fraction = (hit & kept).sum() / total if total else 0
+    return wrap(numpy.asarray(fraction, scores.dtype), y.device)

@@ -18,7 +18,7 @@ def _arg(name: str, pick):
         data = raw(a)
         if axis is not None and not -data.ndim <= axis < data.ndim:
             raise axis_error(name, axis, data.ndim)
-        if data.size == 0 or (axis is not None and data.shape[axis] == 0):
+        if (data.size if axis is None else data.shape[axis]) == 0:  # nothing to pick from
             raise DimensionError(
                 message(f"chainerx.{name}", "expected a nonempty array (or axis), got zero elements")
             )

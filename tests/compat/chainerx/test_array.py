@@ -98,3 +98,11 @@ def test_asarray_shares_what_it_can_and_converts_the_rest():
     assert shared._debug_flat_data == [5.0, 0.0]
     assert chx.asarray([1, 2], "float32").dtype == numpy.float32  # a list: converted, not refused
     assert chx.asarray(data, "float64").dtype == numpy.float64  # another dtype: a copy
+
+
+def test_is_chained_tells_routine_outputs_from_inputs_of_a_graph():
+    a = chx.array(numpy.array([1.0, 2.0], numpy.float32))
+    with pytest.raises(chx.ChainerxError, match="expected an array in graph"):
+        a._is_chained()
+    a.require_grad()
+    assert not a._is_chained() and (2 * a)._is_chained()

@@ -90,3 +90,81 @@ def test_operand_errors_are_chainerxs():
         chx.lstm(chx.ones((2, 3), "float16"), chx.ones((2, 12), "float32"))
     with pytest.raises(chx.DimensionError, match=r"gamma of shape \(3, 4, 5\)"):
         chx.fixed_batch_norm(*(chx.ones(s) for s in [(2, 3, 4, 5), (3,), (3,), (3,), (3,)]))
+
+
+def test_integer_and_bool_convolutions_and_linear_keep_their_dtype():
+    x = numpy.arange(12, dtype=numpy.int16).reshape(1, 3, 4)
+    w = numpy.arange(6, dtype=numpy.int8).reshape(2, 3, 1)
+    y = chx.conv(chx.array(x), chx.array(w))
+    assert y.dtype == numpy.int16
+    numpy.testing.assert_array_equal(chx.to_numpy(y), numpy.einsum("nct,oc->not", x, w[..., 0]))
+    lin = chx.linear(chx.array(x[0]), chx.array(numpy.ones((5, 4), numpy.int16)))
+    assert lin.dtype == numpy.int16
+    numpy.testing.assert_array_equal(chx.to_numpy(lin), x[0] @ numpy.ones((4, 5), numpy.int16))
+    bools = chx.linear(
+        chx.array(numpy.array([[True, False]])), chx.array(numpy.array([[False, True], [True, False]]))
+    )
+    assert bools.dtype == numpy.bool_
+    numpy.testing.assert_array_equal(chx.to_numpy(bools), [[False, True]])
+
+
+def test_convolutions_without_spatial_axes_are_matrix_products():
+    x = numpy.array([[1.0, 2.0, 3.0]])
+    w = numpy.arange(15.0).reshape(5, 3)
+    numpy.testing.assert_allclose(chx.to_numpy(chx.conv(chx.array(x), chx.array(w))), x @ w.T, rtol=1e-15)
+    wt = numpy.arange(15.0).reshape(3, 5)
+    numpy.testing.assert_allclose(
+        chx.to_numpy(chx.conv_transpose(chx.array(x), chx.array(wt))), x @ wt, rtol=1e-15
+    )
+
+
+@pytest.mark.parametrize("fixed", [True, False])
+def test_batch_norm_gives_xs_dtype_whatever_its_parameters(fixed):
+    x = chx.array(numpy.random.default_rng(0).uniform(-1, 1, (4, 3)).astype(numpy.float16))
+    gamma, beta, mean, var = (chx.array(numpy.full(3, v, numpy.float64)) for v in (1.0, 0.0, 0.0, 1.0))
+    y = (
+        chx.fixed_batch_norm(x, gamma, beta, mean, var)
+        if fixed
+        else chx.batch_norm(x, gamma, beta, mean, var)
+    )
+    assert y.dtype == numpy.float16
+
+
+@pytest.mark.parametrize(
+    ("a_shape", "b_shape"), [((2, 3), (3, 4)), ((2, 0, 3), (4, 3, 5)), ((1, 2, 0), (2, 0, 3)), ((3,), (3,))]
+)
+def test_dot_is_numpys_including_empty_and_integer_operands(a_shape, b_shape):
+    rng = numpy.random.default_rng(1)
+    a, b = rng.uniform(-1, 1, a_shape), rng.uniform(-1, 1, b_shape)
+    y = chx.dot(chx.array(a), chx.array(b))
+    expected = numpy.dot(a, b)
+    assert y.shape == expected.shape and y.strides == expected.strides
+    numpy.testing.assert_allclose(chx.to_numpy(y), expected, rtol=1e-14)
+    ints = chx.dot(chx.array(a.astype(numpy.int16)), chx.array(b.astype(numpy.int8)))
+    assert ints.dtype == numpy.int16
+    numpy.testing.assert_array_equal(
+        chx.to_numpy(ints), numpy.dot(a.astype(numpy.int16), b.astype(numpy.int16))
+    )
+
+
+def test_sigmoid_cross_entropy_is_chainerxs_formula_for_any_label():
+    x = numpy.array([[-1.5, 0.5], [2.0, 0.0]])
+    t = numpy.array([[0, 1], [-1, 3]], numpy.int32)  # -1 ignored; 3 is taken as it is
+    expected = -(x * (t - (x >= 0)) - numpy.log1p(numpy.exp(-numpy.abs(x)))) * (t != -1)
+    y = chx.sigmoid_cross_entropy(chx.array(x), chx.array(t))
+    numpy.testing.assert_allclose(chx.to_numpy(y), expected, rtol=1e-14)
+
+
+def test_gaussian_kl_divergence_is_per_element():
+    mean, ln_var = numpy.array([0.5, -1.0]), numpy.array([0.1, -0.3])
+    expected = (mean**2 + numpy.exp(ln_var) - ln_var - 1) / 2
+    y = chx.gaussian_kl_divergence(chx.array(mean), chx.array(ln_var))
+    numpy.testing.assert_allclose(chx.to_numpy(y), expected, rtol=1e-14)
+
+
+def test_accuracy_reshapes_the_argmaxes_to_the_labels():
+    y = numpy.zeros((4, 3, 1), numpy.float32)
+    y[numpy.arange(4), [0, 2, 1, 1], 0] = 1
+    t = numpy.array([0, 2, 0, 1], numpy.int32)  # (N,) labels for (N, C, 1) scores, as ChainerX takes them
+    assert float(chx.accuracy(chx.array(y), chx.array(t))) == 0.75
+    assert float(chx.accuracy(chx.array(y), chx.array(t), ignore_label=0)) == 1.0
