@@ -1,5 +1,7 @@
 """Indexing (``chainerx`` indexing routines): ``a[index]``, ``take``, ``where``, ``nonzero``,
-``copyto``. Reading is differentiable (fnet's ``getitem``/``take``/``where``)."""
+``copyto``, and ``a[index] = value``. Reading is differentiable (fnet's ``getitem``/``take``/
+``where``); assignment writes the array's data, as ChainerX does through NumPy/CuPy, and is
+refused for an array that backprop runs through."""
 
 from __future__ import annotations
 
@@ -103,5 +105,24 @@ def copyto(dst, src, casting="same_kind", where=True) -> None:  # noqa: A002 (Nu
     numpy.copyto(raw(dst), raw(src), casting=casting, where=raw(where) if type(where) is ndarray else where)
 
 
+def _setitem(self, key, value) -> None:
+    if self.is_backprop_required():
+        raise RuntimeError(
+            message(
+                "ndarray.__setitem__",
+                "expected an array that no graph needs for backprop, got one that requires it",
+                hint="assign into a.as_grad_stopped() (it shares the data), or build the array out of place",
+            )
+        )
+    if type(value) is ndarray:
+        value = raw(value)  # its data, as ChainerX's own assignment takes it
+    shape = raw(self).shape
+    try:
+        raw(self)[_index("__setitem__", key, shape)] = value
+    except IndexError as error:
+        raise IndexError(message("ndarray.__setitem__", f"{error} (the array's shape is {shape})")) from error
+
+
 ndarray.__getitem__ = _getitem
+ndarray.__setitem__ = _setitem
 ndarray.take = method(take)

@@ -106,3 +106,25 @@ def test_is_chained_tells_routine_outputs_from_inputs_of_a_graph():
         a._is_chained()
     a.require_grad()
     assert not a._is_chained() and (2 * a)._is_chained()
+
+
+def test_item_assignment_writes_the_data_in_place_as_chainerxs_does():
+    a = chx.zeros((2, 3), "float32")
+    data = chx.to_numpy(a, copy=False)
+    a[:] = 2
+    a[0, 1:] = chx.array([5.0, 6.0], dtype="float32")
+    a[chx.array([1])] = 7
+    expected = numpy.array([[2, 5, 6], [7, 7, 7]], numpy.float32)
+    numpy.testing.assert_array_equal(chx.to_numpy(a), expected)
+    numpy.testing.assert_array_equal(data, expected)  # the same memory
+    with pytest.raises(IndexError, match=r"ndarray.__setitem__: .*the array's shape is \(2, 3\)"):
+        a[5] = 1
+
+
+def test_item_assignment_is_refused_for_an_array_that_backprop_needs():
+    b = chx.ones((2,), "float32").require_grad()
+    with pytest.raises(RuntimeError, match="ndarray.__setitem__: expected an array that no graph needs"):
+        b[0] = 3
+    with chx.no_backprop_mode():
+        b[0] = 3  # no backprop now: nothing needs it
+    assert float(b[0]) == 3.0
