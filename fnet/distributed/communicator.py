@@ -198,11 +198,11 @@ class Communicator:
     def _send_bytes(self, data: bytes, dest: int, tag: int) -> None:
         self.mpi_comm.Send([data, self._mpi.BYTE], dest=dest, tag=tag)
 
-    def _recv_bytes(self, source: int, tag: int) -> bytes:
-        status = self._mpi.Status()
+    def _recv_bytes(self, source: int, tag: int, status=None) -> bytes:
+        status = self._mpi.Status() if status is None else status
         self.mpi_comm.Probe(source=source, tag=tag, status=status)
-        buf = bytearray(status.Get_count(self._mpi.BYTE))
-        self.mpi_comm.Recv([buf, self._mpi.BYTE], source=source, tag=tag)
+        buf = bytearray(status.Get_count(self._mpi.BYTE))  # the probed message, whatever its tag
+        self.mpi_comm.Recv([buf, self._mpi.BYTE], source=status.Get_source(), tag=status.Get_tag())
         return bytes(buf)
 
     # -- plain Python data ---------------------------------------------------------------
@@ -211,10 +211,11 @@ class Communicator:
         self._check_peer("send_obj", "dest", dest)
         self._send_bytes(_codec.encode("send_obj", obj), dest, tag)
 
-    def recv_obj(self, source: int, tag: int = 0):
-        """The plain data that rank ``source`` sends with ``send_obj``."""
+    def recv_obj(self, source: int, tag: int = 0, *, status=None):
+        """The plain data that rank ``source`` sends with ``send_obj`` (``tag``: MPI's
+        ``ANY_TAG`` takes the next message of any tag; an ``mpi4py`` ``status`` is filled in)."""
         self._check_peer("recv_obj", "source", source)
-        return _codec.decode(self._recv_bytes(source, tag))
+        return _codec.decode(self._recv_bytes(source, tag, status))
 
     def bcast_obj(self, obj, root: int = 0, *, max_buf_len: int | None = None):
         """Rank ``root``'s ``obj`` on every rank (the others' ``obj`` is ignored), sent in

@@ -49,6 +49,35 @@ def check_bcast_data_and_mean_grad(comm):
     numpy.testing.assert_array_equal(model.b.b.grad, [0.0])  # 0 on rank 0, a zero fill on rank 1
 
 
+def check_bcast_data_and_mean_grad_on_a_chainerx_model(comm):
+    mn = chainermn.create_communicator("naive")
+    model = _Model()
+    model.to_device("native:0")
+    for _, p in model.namedparams():
+        p.array[...] = mn.rank + 1  # ChainerX's item assignment
+        p.grad = chainerx.full(p.shape, mn.rank * 2.0, "float32")
+    mn.bcast_data(model)
+    mn.multi_node_mean_grad(model)
+    for _, p in model.namedparams():
+        assert isinstance(p.array, chainerx.ndarray) and isinstance(p.grad, chainerx.ndarray)
+        numpy.testing.assert_array_equal(chainerx.to_numpy(p.array), numpy.ones(p.shape))  # rank 0's
+        numpy.testing.assert_array_equal(chainerx.to_numpy(p.grad), numpy.ones(p.shape))  # (0 + 2) / 2
+
+
+def check_recv_obj_takes_any_tag_and_fills_a_status(comm):
+    from mpi4py import MPI
+
+    mn = chainermn.create_communicator("naive")
+    if mn.rank == 0:
+        mn.send_obj("first", dest=1, tag=7)
+        mn.send_obj("second", dest=1, tag=9)
+    else:
+        status = MPI.Status()
+        assert mn.recv_obj(source=0, status=status) == "first"  # no tag given: any tag
+        assert (status.Get_source(), status.Get_tag()) == (0, 7)
+        assert mn.recv_obj(source=0, tag=9) == "second"
+
+
 def check_debug_mode_catches_diverged_gradients(comm):
     mn = chainermn.create_communicator("naive")
     model = _Model()

@@ -15,6 +15,7 @@ import numpy
 
 from ....distributed import Communicator, register_message_type
 from ... import chainerx, configuration
+from ...chainerx._array import raw
 
 __all__ = ["CommunicatorBase"]
 
@@ -29,6 +30,12 @@ def _chainerx_from_plain(plain: list):
 
 
 register_message_type(chainerx.ndarray, 16, _chainerx_to_plain, _chainerx_from_plain)
+
+
+def _data(array):
+    """The NumPy/CuPy data of a parameter's array or gradient: under a ChainerX array, the memory
+    it shares (so collectives write into the model's arrays as they do for NumPy ones)."""
+    return raw(array) if type(array) is chainerx.ndarray else array
 
 
 def _array_or_tuple(data):
@@ -157,9 +164,11 @@ class CommunicatorBase:
         """Send plain data to ``dest``."""
         self._comm.send_obj(obj, dest, tag)
 
-    def recv_obj(self, source, status=None, tag=0):
-        """The plain data that ``source`` sent."""
-        return self._comm.recv_obj(source, tag)
+    def recv_obj(self, source, status=None, tag=None):
+        """The plain data that ``source`` sent (with any tag unless ``tag`` is given; an mpi4py
+        ``status`` is filled in)."""
+        tag = self._comm._mpi.ANY_TAG if tag is None else tag
+        return self._comm.recv_obj(source, tag, status=status)
 
     def bcast_obj(self, obj, max_buf_len=None, root=0):
         """``root``'s plain data on every rank (in messages of at most ``max_buf_len`` bytes)."""
@@ -177,10 +186,10 @@ class CommunicatorBase:
     def bcast_data(self, model):
         """Copy rank 0's parameters into every rank's ``model``."""
         params = [(name, p) for name, p in sorted(model.namedparams()) if p.array is not None]
-        tree = {name: p.array for name, p in params}
+        tree = {name: _data(p.array) for name, p in params}
         got = self._comm.bcast(tree if self.rank == 0 else None, 0)
         for name, p in params:
-            p.array[...] = got[name]
+            _data(p.array)[...] = got[name]
 
     broadcast_data = bcast_data
 
@@ -193,7 +202,7 @@ class CommunicatorBase:
             for _, p in params:
                 if p.grad is None:
                     p.grad = p.xp.zeros_like(p.array)
-        grads = {name: p.grad for name, p in params if p.grad is not None}
+        grads = {name: _data(p.grad) for name, p in params if p.grad is not None}
         self._comm.allreduce(grads, "mean", in_place=True)
         if configuration.config.debug:
             for g in grads.values():
