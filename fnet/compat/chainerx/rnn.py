@@ -1,4 +1,4 @@
-"""Recurrent routines: ``lstm``, ``slstm`` and the stacked ``n_step_*`` networks, each one
+"""Recurrent routines: ``lstm``, ``slstm``, ``tree_lstm`` and the stacked ``n_step_*`` networks, each one
 fnet function on the unwrapped arrays (nested lists of weights included), without dropout."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from ._routine import chainerx_errors
 __all__ = [
     "lstm",
     "slstm",
+    "tree_lstm",
     "n_step_lstm",
     "n_step_bilstm",
     "n_step_gru",
@@ -71,6 +72,14 @@ def slstm(c1, c2, x1, x2) -> tuple:
     values, device = _values("slstm", [c1, c2, x1, x2])
     with chainerx_errors("slstm"):
         return tuple(_wrap(list(F.slstm(*values)), device))
+
+
+def tree_lstm(*inputs) -> tuple:
+    """One TreeLSTM step: the new cell and output from the children's cells ``c1, ..., cN`` and
+    the input ``x`` (``inputs = (c1, ..., cN, x)``; ``x`` holds N + 3 blocks of a cell's width)."""
+    values, device = _values("tree_lstm", list(inputs))
+    with chainerx_errors("tree_lstm"):
+        return tuple(_wrap(list(F.tree_lstm(*values)), device))
 
 
 def _stacked(name: str, fn, with_cell: bool):

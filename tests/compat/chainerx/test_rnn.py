@@ -46,3 +46,21 @@ def test_lstm_step_is_differentiable():
     chx.check_backward(
         step, [c, x], gys, [chx.full((2, 3), 1e-3, "float64"), chx.full((2, 12), 1e-3, "float64")]
     )
+
+
+def test_tree_lstm_follows_its_formula_and_is_differentiable():
+    c1, c2 = (_RNG.uniform(-1, 1, (4, 3)) for _ in range(2))
+    x = _RNG.uniform(-1, 1, (4, 15))
+    c, h = chx.tree_lstm(chx.array(c1), chx.array(c2), chx.array(x))
+    a, i, o, f1, f2 = numpy.split(x, 5, axis=1)
+
+    def sigmoid(v):
+        return 1 / (1 + numpy.exp(-v))
+
+    expected_c = numpy.tanh(a) * sigmoid(i) + c1 * sigmoid(f1) + c2 * sigmoid(f2)
+    numpy.testing.assert_allclose(chx.to_numpy(c), expected_c, rtol=1e-12)  # float64, a few roundings
+    numpy.testing.assert_allclose(chx.to_numpy(h), numpy.tanh(expected_c) * sigmoid(o), rtol=1e-12)
+    inputs = [chx.array(v).require_grad() for v in (c1, c2, x)]
+    gys = [chx.array(_RNG.uniform(-1, 1, (4, 3))) for _ in range(2)]
+    eps = [chx.full(v.shape, 1e-3, "float64") for v in (c1, c2, x)]
+    chx.check_backward(lambda xs: chx.tree_lstm(*xs), inputs, gys, eps)
