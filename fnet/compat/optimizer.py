@@ -29,6 +29,7 @@ import numpy
 from .. import backend
 from . import initializers, optimizer_hooks
 from ._captured_update import CapturedUpdate
+from .chainerx._array import raw
 from .link import Link
 from .serializer import Deserializer
 from .variable import Parameter, Variable
@@ -173,6 +174,21 @@ class HyperparameterProxy:
         setattr(obj.hyperparam, self._attr_name, value)
 
 
+def _on_data(param: Variable) -> Variable:
+    """``param``, or for a parameter holding ChainerX arrays, a parameter over the NumPy/CuPy data
+    under them (the same memory): rules, states and hooks update that, as Chainer's fallback
+    does for ChainerX parameters."""
+    if not param._has_chainerx_array:
+        return param
+    view = Parameter(raw(param.array), name=param.name)
+    if param.grad is not None:
+        view.grad = raw(param.grad)
+    loss_scale = getattr(param, "_loss_scale", None)
+    if loss_scale is not None:
+        view._loss_scale = loss_scale
+    return view
+
+
 class UpdateRule:
     """How one parameter is updated from its gradient: hyperparameters, state, step count and hooks.
 
@@ -218,6 +234,7 @@ class UpdateRule:
         if not self.enabled:
             return
         self.t += 1
+        param = _on_data(param)
         array = param.array
         fp32 = self._use_fp32_update and _dtype_or_none(param) == numpy.float16
         target = self._fp32_target(param) if fp32 else param
@@ -275,9 +292,9 @@ class UpdateRule:
         )
 
     def update_core_chainerx(self, param: Variable) -> None:
-        """Chainer's update of a ChainerX parameter through its NumPy/CuPy view: fnet's parameters
-        are NumPy or CuPy arrays already, so this is ``update_core``."""
-        self.update_core(param)
+        """Chainer's update of a ChainerX parameter through the NumPy/CuPy data it shares
+        (``update`` already hands ``update_core`` such a view, so this is ``update_core`` on it)."""
+        self.update_core(_on_data(param))
 
     def init_state(self, param: Variable) -> None:
         """Fill ``self.state`` for ``param`` (nothing here: a rule without state)."""

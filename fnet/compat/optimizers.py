@@ -185,6 +185,8 @@ class _PureRule(UpdateRule):
         array = param.array
         if array is None or array.dtype not in _BATCH_DTYPES or param.grad is None:
             return None
+        if param._has_chainerx_array:
+            return None  # one by one, through the data under the ChainerX arrays (UpdateRule.update)
         return (type(self), self.t, self._shared_values(shared), self._static)
 
     @classmethod

@@ -279,3 +279,28 @@ def test_an_uninitialized_parameter_is_on_the_device_it_will_be_drawn_on():
     assert p.device == chainer.get_device("native:0")
     p.initialize((2,))
     assert isinstance(p.array, chainerx.ndarray) and p.device == chainer.get_device("native:0")
+
+
+@pytest.mark.parametrize(
+    "make", [lambda: chainer.optimizers.Adam(), lambda: chainer.optimizers.MomentumSGD()]
+)
+def test_an_optimizer_updates_a_chainerx_link_in_place_as_it_updates_a_numpy_one(make):
+    def trained(device):
+        numpy.random.seed(0)
+        link = L.Linear(3, 2)
+        link.to_device(device)
+        optimizer = make()
+        optimizer.setup(link)
+        for _ in range(3):
+            x = link.xp.asarray(numpy.linspace(-1, 1, 12, dtype=numpy.float32).reshape(4, 3))
+            link.cleargrads()
+            F.sum(link(x) ** 2).backward()
+            optimizer.update()
+        return link
+
+    on_chx, on_numpy = trained("native:0"), trained("@numpy")
+    assert isinstance(on_chx.W.array, chainerx.ndarray) and isinstance(on_chx.W.grad, chainerx.ndarray)
+    for name in ("W", "b"):
+        got = chainerx.to_numpy(getattr(on_chx, name).array)
+        # the same arithmetic, though NumPy's links update in one batch and ChainerX's one by one
+        numpy.testing.assert_array_max_ulp(got, getattr(on_numpy, name).array, maxulp=4)
