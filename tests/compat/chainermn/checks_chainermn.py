@@ -257,6 +257,20 @@ def check_observation_aggregator_and_allreduce_persistent(comm):
     numpy.testing.assert_array_equal(bn.avg_mean, [0.5, 0.5])
 
 
+def check_chainerx_models_in_multi_node_batch_normalization_and_allreduce_persistent(comm):
+    mn = chainermn.create_communicator("naive")
+    bn = chainermn.links.MultiNodeBatchNormalization(2, mn)
+    bn.to_device("native:0")
+    x = chainerx.array(numpy.full((3, 2), mn.rank, numpy.float32))  # the union's mean is 0.5
+    y = bn(x)
+    assert isinstance(y.array, chainerx.ndarray)
+    assert isinstance(bn.avg_mean, chainerx.ndarray)
+    numpy.testing.assert_allclose(chainerx.to_numpy(bn.avg_mean), [0.05, 0.05], rtol=1e-6)  # decay 0.9
+    bn.avg_var.fill(mn.rank * 2.0)
+    chainermn.extensions.AllreducePersistent(bn, mn)()
+    numpy.testing.assert_array_equal(chainerx.to_numpy(bn.avg_var), [1.0, 1.0])
+
+
 def check_configurations(comm):
     made = chainermn.create_communicator("naive")
     assert made.batched_copy and made.get_config("batched_copy")

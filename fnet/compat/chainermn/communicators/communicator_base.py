@@ -15,7 +15,7 @@ import numpy
 
 from ....distributed import Communicator, register_message_type
 from ... import chainerx, configuration
-from ...chainerx._array import raw
+from ..._chx import to_data as _data  # under a ChainerX array, the memory it shares
 
 __all__ = ["CommunicatorBase"]
 
@@ -30,12 +30,6 @@ def _chainerx_from_plain(plain: list):
 
 
 register_message_type(chainerx.ndarray, 16, _chainerx_to_plain, _chainerx_from_plain)
-
-
-def _data(array):
-    """The NumPy/CuPy data of a parameter's array or gradient: under a ChainerX array, the memory
-    it shares (so collectives write into the model's arrays as they do for NumPy ones)."""
-    return raw(array) if type(array) is chainerx.ndarray else array
 
 
 def _array_or_tuple(data):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy
 
+from ..._chx import to_data
 from ...training import extension
 
 __all__ = ["AllreducePersistent"]
@@ -25,7 +26,7 @@ class AllreducePersistent(extension.Extension):
         arrays = {}
         for link_name, link in self.model.namedlinks():
             for name in sorted(link._persistent):
-                value = link.__dict__[name]
+                value = to_data(link.__dict__[name])  # under a ChainerX array: the memory it shares
                 if isinstance(value, numpy.ndarray) and value.dtype.kind == "f":
                     arrays[f"{link_name}/{name}"] = value
         self.comm.fnet_communicator.allreduce(arrays, "mean", in_place=True)

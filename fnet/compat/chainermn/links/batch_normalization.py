@@ -8,6 +8,7 @@ import numpy
 
 from ....distributed.normalization import batch_normalization
 from ... import configuration
+from ..._chx import find, present, to_data
 from ...functions._lift import unwrap, wrap
 from ...links import BatchNormalization
 
@@ -66,8 +67,10 @@ class MultiNodeBatchNormalization(BatchNormalization):
         """``x`` normalized over every rank's batch (in training), or with the running statistics."""
         if not configuration.config.train:
             return super().forward(x)
-        gamma = self.gamma if self.gamma is not None else numpy.ones_like(self.avg_mean)
-        beta = self.beta if self.beta is not None else numpy.zeros_like(self.avg_mean)
+        device = find([x])  # a ChainerX link: compute on the data under its arrays, as functions do
+        avg_mean, avg_var = to_data(self.avg_mean), to_data(self.avg_var)
+        gamma = self.gamma if self.gamma is not None else numpy.ones_like(avg_mean)
+        beta = self.beta if self.beta is not None else numpy.zeros_like(avg_mean)
         if finetune:
             self.N += 1
             decay = 1.0 - 1.0 / self.N
@@ -75,14 +78,14 @@ class MultiNodeBatchNormalization(BatchNormalization):
             decay = self.decay
         y, (mean, var) = batch_normalization(
             self.comm.fnet_communicator,
-            unwrap(x),
+            to_data(unwrap(x)),
             unwrap(gamma),
             unwrap(beta),
             eps=self.eps,
-            running_mean=self.avg_mean,
-            running_var=self.avg_var,
+            running_mean=avg_mean,
+            running_var=avg_var,
             decay=decay,
         )
-        self.avg_mean[...] = mean
-        self.avg_var[...] = var
-        return wrap(y)
+        avg_mean[...] = mean
+        avg_var[...] = var
+        return wrap(y) if device is None else present(wrap(y), device)
