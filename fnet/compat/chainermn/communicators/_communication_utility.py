@@ -1,8 +1,14 @@
-"""ChainerMN's communication helpers: ``init_ranks``, ``chunked_bcast_obj``, ``INT_MAX``."""
+"""ChainerMN's communication helpers: ``init_ranks``, ``chunked_bcast_obj``, ``INT_MAX``.
+
+As ChainerMN's module, importing it imports ``mpi4py.MPI`` (which starts MPI), so code that
+imports it may use ``mpi4py.MPI`` after a bare ``import mpi4py``.
+"""
 
 from __future__ import annotations
 
-from ....distributed import Communicator
+from ....distributed import Communicator, _mpi
+
+_mpi.load()
 
 __all__ = ["INT_MAX", "init_ranks", "chunked_bcast_obj"]
 
