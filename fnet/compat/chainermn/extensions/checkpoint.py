@@ -91,17 +91,26 @@ class _MultiNodeCheckpointer(extension.Extension):
     def _filename(self, iteration):
         return f"{self.name}.{self.comm.rank}.{iteration}"
 
+    def _filenames(self, iterations):
+        """This rank's snapshot names of ``iterations`` (ChainerMN's helper, as its tests use it)."""
+        return [self._filename(i) for i in iterations]
+
     def _parse(self, filename):
         parts = filename.split(".")
         if len(parts) != 3 or parts[0] != self.name or not (parts[1].isdigit() and parts[2].isdigit()):
             return None
         return parts[0], int(parts[1]), int(parts[2])
 
+    def _parse_filenames(self, filenames):
+        """``(name, rank, iteration)`` of each of ``filenames`` that is a snapshot of this
+        checkpointer; the others are passed over."""
+        return [p for p in map(self._parse, filenames) if p]
+
     def _sync_file_list(self, remove_remainder=False):
         """Keep the ``cp_interval`` newest iterations that every rank has."""
-        mine = {p[2] for p in map(self._parse, self.files) if p}
+        mine = {p[2] for p in self._parse_filenames(self.files)}
         common = sorted(set.intersection(*[set(i) for i in self.comm.allgather_obj(sorted(mine))]))
-        files = [self._filename(i) for i in common[-self.cp_interval :]]
+        files = self._filenames(common[-self.cp_interval :])
         if remove_remainder:
             for file in set(self.files) - set(files):
                 try:
@@ -118,10 +127,11 @@ class _MultiNodeCheckpointer(extension.Extension):
             local = os.listdir(self.path)
         except OSError:
             local = []
-        parsed = [p for p in map(self._parse, local) if p and p[1] == self.comm.rank]
-        self.files = [self._filename(i) for _, _, i in parsed]
+        self.files = self._filenames(
+            i for _, rank, i in self._parse_filenames(local) if rank == self.comm.rank
+        )
         self._sync_file_list()
-        iterations = [p[2] for p in map(self._parse, self.files) if p]
+        iterations = [p[2] for p in self._parse_filenames(self.files)]
         if iterations:
             load_npz(os.path.join(self.path, self._filename(max(iterations))), trainer)
             if optimizer is not None:
