@@ -7,8 +7,11 @@ checks of ``fnet.testing``, the operators of traced values, the public methods o
 results of ``init`` and ``init_state`` too), ``optim.step`` and its kin, a ``Transform``'s
 ``init`` and ``update``, train steps and ``fnet.capture``'d functions send the host arrays that
 test code passes them to the device, as views of them (what fnet writes in place, the test
-sees). A ``FunctionalUpdater`` that test code gives no device gets the stand-in. CI runs the
-ops, functions, nn, optim and training suites so (``.ci/run``); the tests in ``NOT_RUN`` assert
+sees). A ``FunctionalUpdater`` that test code gives no device gets the stand-in.
+``fnet.compat`` is imported after the stand-in, whose CuPy face its ``cuda`` module binds, so
+Chainer's device model sees a GPU; compat sends where test code meets it (``_send_compat``).
+CI runs the ops, functions, nn, optim and training suites and a compat subset so
+(``.ci/run``); the tests in ``NOT_RUN`` assert
 things about the host itself and are skipped, each with its reason.
 Inside fnet nothing is converted: a host array that fnet itself makes and mixes with device
 values (a leak) fails as it would on a GPU. Test code may mix the device results with host
@@ -18,14 +21,15 @@ sent. What a test asserts is unchanged; only where fnet's values live is.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import importlib
 import inspect
 import sys
 
 import numpy
 
 import fnet
-import fnet.compat  # noqa: F401  (before the stand-in: its cuda module sees this machine, no CuPy)
 import fnet.functions
 import fnet.nn
 import fnet.ops
@@ -40,6 +44,8 @@ from . import _device_double
 __all__ = ["install"]
 
 _installed: list = []
+# the senders made (not an attribute of theirs: functools.wraps would copy it to what wraps them)
+_senders: set = set()
 _OPERATORS = {
     f"__{prefix}{op}__"
     for op in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul")
@@ -78,7 +84,7 @@ def _sending(fn, *, method: bool = False, result: bool = False):
     """``fn``, sending the host arrays of a call from test code to the device (not ``self``, for
     a ``method``); with ``result``, those of its result too: for what makes arrays on the host as
     a first step (a layer's ``init``), which test code on a GPU would send with ``to_device``."""
-    if getattr(fn, "_strict_sends", False):
+    if fn in _senders:
         return fn
 
     @functools.wraps(fn)
@@ -89,7 +95,7 @@ def _sending(fn, *, method: bool = False, result: bool = False):
         made = _call_sent(fn, head, args, kwargs)
         return _sent(made) if result else made
 
-    call._strict_sends = True
+    _senders.add(call)
     return call
 
 
@@ -117,24 +123,24 @@ def _send_layer_methods(cls: type) -> None:
             setattr(cls, name, _sending(attr, method=True, result=name in _MADE_ON_THE_HOST))
 
 
-def _send_layers() -> None:
-    """Every layer class, those defined later (by tests) included, sends at its methods."""
-    pending = [fnet.nn.Layer]
+def _on_every_subclass(root: type, patch) -> None:
+    """``patch(cls)`` for ``root`` and every subclass of it, those defined later (by tests) too."""
+    pending = [root]
     while pending:
         cls = pending.pop()
-        _send_layer_methods(cls)
+        patch(cls)
         pending.extend(cls.__subclasses__())
-    defined = fnet.nn.Layer.__dict__.get("__init_subclass__")
+    defined = root.__dict__.get("__init_subclass__")
 
     @classmethod
     def init_subclass(cls, **kwargs):
         if defined is None:
-            super(fnet.nn.Layer, cls).__init_subclass__(**kwargs)
+            super(root, cls).__init_subclass__(**kwargs)
         else:
             defined.__func__(cls, **kwargs)
-        _send_layer_methods(cls)
+        patch(cls)
 
-    fnet.nn.Layer.__init_subclass__ = init_subclass
+    root.__init_subclass__ = init_subclass
 
 
 _wrapped_members: dict = {}
@@ -181,6 +187,111 @@ def _on_the_device(init):
     return call
 
 
+# -- fnet.compat: Chainer's device model sees the stand-in as its GPU -------------------------
+
+
+@contextlib.contextmanager
+def _as_views():
+    """Within the block, the stand-in's host-to-device copies are views (what fnet writes in
+    place, the test sees), as the senders' are."""
+    _device_double.transfers_as_views(True)
+    try:
+        yield
+    finally:
+        _device_double.transfers_as_views(False)
+
+
+def _send_link(compat, link) -> None:
+    """Move ``link`` (its hierarchy) from the host to the stand-in, as a test on a GPU would
+    with ``to_device('@cupy:0')``; a link on another device stays there."""
+    made = isinstance(link, compat.Link) and "_params" in vars(link)  # a missing __init__ call: its error
+    if made and isinstance(link.device, compat.backend.CpuDevice):
+        with _as_views():
+            link.to_device("@cupy:0")
+
+
+def _link_sending(compat, fn):
+    """A link method that first moves its link to the stand-in, when test code calls it."""
+    if fn in _senders:
+        return fn
+
+    @functools.wraps(fn)
+    def call(self, *args, **kwargs):
+        if _called_from_fnet():
+            return fn(self, *args, **kwargs)
+        _send_link(compat, self)
+        return _call_sent(fn, (self,), args, kwargs)
+
+    _senders.add(call)
+    return call
+
+
+def _optimizer_sending(compat, fn):
+    """``Optimizer.setup`` or ``update`` that first moves the link it is given (or its target)
+    to the stand-in, when test code calls it."""
+    if fn in _senders:
+        return fn
+
+    @functools.wraps(fn)
+    def call(self, *args, **kwargs):
+        if _called_from_fnet():
+            return fn(self, *args, **kwargs)
+        for link in (*args[:1], getattr(self, "target", None)):
+            _send_link(compat, link)
+        return _call_sent(fn, (self,), args, kwargs)
+
+    _senders.add(call)
+    return call
+
+
+def _patch_defined(names, wrap):
+    """A patch for ``_on_every_subclass``: ``wrap`` each of ``names`` that the class defines."""
+
+    def patch(cls):
+        for name in names:
+            if inspect.isfunction(vars(cls).get(name)):
+                setattr(cls, name, wrap(vars(cls)[name]))
+
+    return patch
+
+
+def _send_compat() -> None:
+    """``fnet.compat``, imported with the stand-in installed (its ``cuda`` module binds it as
+    CuPy: ``cuda.available``, ``get_device('@cupy:0')``, ``to_gpu``...), with senders where test
+    code meets it: ``Variable`` and ``Parameter`` (made, or given an array or a gradient), their
+    operators, ``chainer.functions``, ``FunctionNode.apply``, the gradient checks, links (moved
+    to the stand-in when test code calls them) and optimizers (their target moved at ``setup``
+    and ``update``)."""
+    compat = importlib.import_module("fnet.compat")
+    variable = compat.Variable
+    for cls in (variable, compat.Parameter):
+        cls.__init__ = _sending(cls.__init__, method=True)
+    for name in ("array", "data", "grad"):
+        prop = vars(variable)[name]
+        setattr(
+            variable, name, property(prop.fget, _sending(prop.fset, method=True), prop.fdel, prop.__doc__)
+        )
+    for name in _OPERATORS & set(dir(variable)):
+        setattr(variable, name, _sending(getattr(variable, name), method=True))
+    for module in (compat.functions, compat.gradient_check):
+        for name in module.__all__:
+            attr = getattr(module, name)
+            if callable(attr) and not isinstance(attr, type):
+                setattr(module, name, _sending(attr))
+    for name in ("backward", "grad"):  # chainer.backward and chainer.grad take arrays of gradients
+        sending = _sending(getattr(compat.variable, name))
+        setattr(compat.variable, name, sending)
+        setattr(compat, name, sending)
+    node = compat.FunctionNode
+    node.apply = _sending(node.apply, method=True)
+    _on_every_subclass(
+        compat.Link, _patch_defined(("__call__", "forward"), functools.partial(_link_sending, compat))
+    )
+    _on_every_subclass(
+        compat.Optimizer, _patch_defined(("setup", "update"), functools.partial(_optimizer_sending, compat))
+    )
+
+
 def install() -> None:
     """Install the stand-in device and the senders (for the rest of the process)."""
     _device_double.lenient_outside_fnet(True)
@@ -201,7 +312,7 @@ def install() -> None:
                 setattr(module, name, _sending(getattr(module, name)))
     captured = fnet.recording.Captured  # what fnet.capture returns
     captured.__call__ = _sending(captured.__call__, method=True)
-    _send_layers()
+    _on_every_subclass(fnet.nn.Layer, _send_layer_methods)
     updater = fnet.training.updaters.FunctionalUpdater
     updater.__init__ = _on_the_device(updater.__init__)
     _send_transforms()
@@ -209,6 +320,7 @@ def install() -> None:
         attr = getattr(fnet.testing, name)
         if callable(attr) and not isinstance(attr, type):
             setattr(fnet.testing, name, _sending(attr))
+    _send_compat()
 
 
 _SAME_OBJECT = "asserts that fnet returned the very array it was given (the sender gave fnet a device view)"
@@ -217,6 +329,9 @@ _HOST_NAME = "matches an error message naming the host type 'ndarray' (on a devi
 _INTROSPECTION = "inspects the public functions' objects, which the senders wrap"
 _OWN_DEVICE = "a device test of its own that passes host arrays on purpose (run without --backend)"
 _SPARSE = "fnet's sparse functions need cupyx.scipy.sparse on a device; the stand-in has none"
+_HOST_MODULE = "asserts that a variable's array module and device are the host's"
+_PLAIN_CHILD = "replaces a child link by a plain function, which to_device cannot visit (nor can Chainer's)"
+_CPU_RULE = "an update rule with only update_core_cpu, which a GPU does not run (Chainer: the same error)"
 
 # Tests whose assertions are about the host itself, not about fnet's values: not run here.
 NOT_RUN = {
@@ -251,6 +366,26 @@ NOT_RUN = {
     "tests/ops/test_device_leaks.py::test_where_with_a_host_condition_names_both_devices": _OWN_DEVICE,
     "tests/ops/test_device_leaks.py::test_matmul_of_host_and_device_arrays_names_both_devices": _OWN_DEVICE,
     "tests/ops/test_device_leaks.py::test_ops_mixing_host_and_device_operands_name_both_devices": _OWN_DEVICE,
+    "tests/compat/test_functions.py::"
+    "test_argmax_crf1d_gives_the_score_as_a_variable_and_the_path_as_arrays": _HOST_TYPE,
+    "tests/compat/test_functions.py::test_zoneout_draws_its_flag_with_numpy_random_rand": _SAME_OBJECT,
+    "tests/compat/test_functions.py::"
+    "test_calls_that_change_nothing_give_x_back_as_chainer_does": _SAME_OBJECT,
+    "tests/compat/test_functions.py::test_zero_dim_results_are_arrays_and_extras_stay_arrays": _HOST_TYPE,
+    "tests/compat/test_functions.py::test_coo_matrices_hold_a_variable_and_get_its_gradient": _SPARSE,
+    "tests/compat/test_variable.py::test_array_attributes_and_len": _HOST_MODULE,
+    "tests/compat/test_link.py::test_local_hooks": _SAME_OBJECT,
+    "tests/compat/test_optimizer.py::test_setup_needs_a_link": _HOST_NAME,
+    "tests/compat/links/test_connection.py::"
+    "test_activations_given_as_chainer_functions_or_on_variables": _INTROSPECTION,
+    "tests/compat/links/test_connection.py::"
+    "test_simplified_dropconnect_takes_train_and_keeps_a_given_mask": _SAME_OBJECT,
+    "tests/compat/links/test_lazy.py::test_linear_sizes_w_on_the_first_call_and_keeps_b": _SAME_OBJECT,
+    "tests/compat/links/test_loss_model.py::test_classifier_label_keys": _PLAIN_CHILD,
+    "tests/compat/links/test_normalization.py::test_training_step_matches_chainer": _SAME_OBJECT,
+    "tests/compat/links/test_vision.py::"
+    "test_functions_lists_child_links_and_chainer_functions": _INTROSPECTION,
+    "tests/compat/test_optimizer.py::test_a_user_defined_gradient_method_and_rule": _CPU_RULE,
     "tests/functions/test_sparse.py::test_padding_gets_no_gradient": _SPARSE,
     "tests/functions/test_sparse.py::test_sparse_matmul_grads": _SPARSE,
     "tests/functions/test_sparse.py::test_sparse_matmul_mixed_dtypes": _SPARSE,
