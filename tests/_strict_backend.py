@@ -8,10 +8,11 @@ results of ``init`` and ``init_state`` too), ``optim.step`` and its kin, a ``Tra
 ``init`` and ``update``, train steps and ``fnet.capture``'d functions send the host arrays that
 test code passes them to the device, as views of them (what fnet writes in place, the test
 sees). A ``FunctionalUpdater`` that test code gives no device gets the stand-in.
-``fnet.compat`` is imported after the stand-in, whose CuPy face its ``cuda`` module binds, so
-Chainer's device model sees a GPU; compat sends where test code meets it (``_send_compat``).
-CI runs the ops, functions, nn, optim and training suites and a compat subset so
-(``.ci/run``); the tests in ``NOT_RUN`` assert
+With ``--backend=strict-compat``, ``fnet.compat`` is imported after the stand-in, whose CuPy
+face its ``cuda`` module binds, so Chainer's device model sees a GPU, and compat sends where
+test code meets it (``_send_compat``); with ``--backend=strict`` it keeps to the host.
+CI runs the ops, functions, nn, optim and training suites so, and a compat subset with
+``strict-compat`` (``.ci/run``); the tests in ``NOT_RUN`` assert
 things about the host itself and are skipped, each with its reason.
 Inside fnet nothing is converted: a host array that fnet itself makes and mixes with device
 values (a leak) fails as it would on a GPU. Test code may mix the device results with host
@@ -292,8 +293,12 @@ def _send_compat() -> None:
     )
 
 
-def install() -> None:
-    """Install the stand-in device and the senders (for the rest of the process)."""
+def install(compat: bool = False) -> None:
+    """Install the stand-in device and the senders (for the rest of the process); with
+    ``compat``, ``fnet.compat`` on the stand-in too (else it is imported first and keeps to the
+    host, as this machine has no CuPy)."""
+    if not compat:
+        importlib.import_module("fnet.compat")
     _device_double.lenient_outside_fnet(True)
     _installed.append(_device_double.installed())  # kept: a collected one would uninstall itself
     _installed[0].__enter__()
@@ -320,7 +325,8 @@ def install() -> None:
         attr = getattr(fnet.testing, name)
         if callable(attr) and not isinstance(attr, type):
             setattr(fnet.testing, name, _sending(attr))
-    _send_compat()
+    if compat:
+        _send_compat()
 
 
 _SAME_OBJECT = "asserts that fnet returned the very array it was given (the sender gave fnet a device view)"
