@@ -245,6 +245,22 @@ def _optimizer_sending(compat, fn):
     return call
 
 
+def _function_sending(compat, fn):
+    """A function of ``chainer.functions`` that moves the links test code passes it (``forget``
+    runs one) to the stand-in, and sends the host arrays."""
+    sending = _sending(fn)
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        if not _called_from_fnet():
+            for arg in args:  # a link, or one bound in a functools.partial
+                _send_link(compat, arg.func if isinstance(arg, functools.partial) else arg)
+        return sending(*args, **kwargs)
+
+    _senders.add(call)
+    return call
+
+
 def _patch_defined(names, wrap):
     """A patch for ``_on_every_subclass``: ``wrap`` each of ``names`` that the class defines."""
 
@@ -278,7 +294,7 @@ def _send_compat() -> None:
         for name in module.__all__:
             attr = getattr(module, name)
             if callable(attr) and not isinstance(attr, type):
-                setattr(module, name, _sending(attr))
+                setattr(module, name, _function_sending(compat, attr))
     for name in ("backward", "grad"):  # chainer.backward and chainer.grad take arrays of gradients
         sending = _sending(getattr(compat.variable, name))
         setattr(compat.variable, name, sending)
@@ -335,9 +351,12 @@ _HOST_NAME = "matches an error message naming the host type 'ndarray' (on a devi
 _INTROSPECTION = "inspects the public functions' objects, which the senders wrap"
 _OWN_DEVICE = "a device test of its own that passes host arrays on purpose (run without --backend)"
 _SPARSE = "fnet's sparse functions need cupyx.scipy.sparse on a device; the stand-in has none"
-_HOST_MODULE = "asserts that a variable's array module and device are the host's"
+_HOST_MODULE = "asserts that an array module (or a variable's device) is the host's"
 _PLAIN_CHILD = "replaces a child link by a plain function, which to_device cannot visit (nor can Chainer's)"
-_CPU_RULE = "an update rule with only update_core_cpu, which a GPU does not run (Chainer: the same error)"
+_CPU_ONLY = (
+    "defines only the host's code (forward_cpu, update_core_cpu), which a GPU does not run "
+    "(Chainer raises the same error)"
+)
 
 # Tests whose assertions are about the host itself, not about fnet's values: not run here.
 NOT_RUN = {
@@ -382,6 +401,24 @@ NOT_RUN = {
     "tests/compat/test_variable.py::test_array_attributes_and_len": _HOST_MODULE,
     "tests/compat/test_link.py::test_local_hooks": _SAME_OBJECT,
     "tests/compat/test_optimizer.py::test_setup_needs_a_link": _HOST_NAME,
+    "tests/compat/test_optimizer_hooks.py::test_hooks_hand_a_0d_parameter_an_array_grad": _HOST_TYPE,
+    "tests/compat/test_optimizer_hooks.py::"
+    "test_gradient_noise_gets_the_rule_and_its_step_count": _HOST_MODULE,
+    "tests/compat/test_function_node.py::test_new_style_gradients": _CPU_ONLY,
+    "tests/compat/test_function_node.py::"
+    "test_backward_runs_once_per_pass_for_only_the_inputs_that_need_it": _CPU_ONLY,
+    "tests/compat/test_function_node.py::test_double_backprop_through_a_new_style_function": _CPU_ONLY,
+    "tests/compat/test_function_node.py::"
+    "test_a_node_applied_again_takes_the_new_inputs_as_in_chainer": _CPU_ONLY,
+    "tests/compat/test_function_node.py::test_old_style_function": _CPU_ONLY,
+    "tests/compat/test_gradient_check.py::test_check_backward_passes_on_correct_functions": _CPU_ONLY,
+    "tests/compat/test_gradient_check.py::test_check_backward_on_an_old_style_function": _CPU_ONLY,
+    "tests/compat/test_gradient_check.py::test_check_double_backward_passes_on_correct_functions": _CPU_ONLY,
+    "tests/compat/test_gradient_check.py::test_check_backward_bad_use": _HOST_NAME,
+    "tests/compat/test_function_nodes.py::test_every_module_of_chainer_functions_imports": _INTROSPECTION,
+    "tests/compat/test_function_nodes.py::test_deprecated_functions_warn_as_in_chainer": _INTROSPECTION,
+    "tests/compat/test_function_nodes.py::"
+    "test_coo_matmul_multiplies_the_sparse_data_and_promotes_dtypes": _SPARSE,
     "tests/compat/links/test_connection.py::"
     "test_activations_given_as_chainer_functions_or_on_variables": _INTROSPECTION,
     "tests/compat/links/test_connection.py::"
@@ -391,7 +428,7 @@ NOT_RUN = {
     "tests/compat/links/test_normalization.py::test_training_step_matches_chainer": _SAME_OBJECT,
     "tests/compat/links/test_vision.py::"
     "test_functions_lists_child_links_and_chainer_functions": _INTROSPECTION,
-    "tests/compat/test_optimizer.py::test_a_user_defined_gradient_method_and_rule": _CPU_RULE,
+    "tests/compat/test_optimizer.py::test_a_user_defined_gradient_method_and_rule": _CPU_ONLY,
     "tests/functions/test_sparse.py::test_padding_gets_no_gradient": _SPARSE,
     "tests/functions/test_sparse.py::test_sparse_matmul_grads": _SPARSE,
     "tests/functions/test_sparse.py::test_sparse_matmul_mixed_dtypes": _SPARSE,
