@@ -302,6 +302,7 @@ module.get_default_memory_pool = lambda: _pools[0]
 module.get_default_pinned_memory_pool = lambda: _pools[1]
 module.memoize = lambda for_each_device=False: _unchanged
 module.clear_memo = lambda: None
+module.asnumpy = lambda a, stream=None: a.get() if isinstance(a, DeviceArray) else numpy.asarray(a)
 module.fuse = _unchanged
 DeviceArray.device = _Device(0)
 
@@ -329,6 +330,7 @@ class _Special(types.ModuleType):
 extras = types.ModuleType("cupyx")  # the part of cupyx that fnet calls
 extras.__path__ = []
 extras.scatter_add = _scatter_add
+extras.get_runtime_info = lambda: "CuPy Version          : the stand-in of tests/_device_double.py\n"
 extras.scipy = types.ModuleType("cupyx.scipy")
 extras.scipy.__path__ = []
 extras.scipy.special = _Special("cupyx.scipy.special")
