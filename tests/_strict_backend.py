@@ -4,10 +4,11 @@ The stand-in device (``_device_double``) is installed for the whole session, and
 functions of ``fnet.functions``, ``fnet.ops`` and ``fnet.nn``, the transforms (``fnet.grad``,
 ``value_and_grad``, ``vjp``, ``jacobian``, ``hessian``, and the functions they return), the
 checks of ``fnet.testing``, the operators of traced values, the public methods of layers (the
-results of ``init`` and ``init_state`` too), ``optim.step`` and its kin, a ``Transform``'s
-``init`` and ``update``, train steps and ``fnet.capture``'d functions send the host arrays that
-test code passes them to the device, as views of them (what fnet writes in place, the test
-sees). A ``FunctionalUpdater`` that test code gives no device gets the stand-in.
+results of ``init`` and ``init_state`` too), distributions' constructors and methods,
+``optim.step`` and its kin, a ``Transform``'s ``init`` and ``update``, train steps and
+``fnet.capture``'d functions send the host arrays that test code passes them to the device,
+as views of them (what fnet writes in place, the test sees). A ``FunctionalUpdater`` that
+test code gives no device gets the stand-in.
 With ``--backend=strict-compat``, ``fnet.compat`` is imported after the stand-in, whose CuPy
 face its ``cuda`` module binds, so Chainer's device model sees a GPU, and compat sends where
 test code meets it (``_send_compat``); with ``--backend=strict`` it keeps to the host.
@@ -261,6 +262,25 @@ def _function_sending(compat, fn):
     return call
 
 
+def _send_everywhere(given) -> None:
+    """``given`` replaced by its sender in each ``fnet.compat`` module that holds it (Chainer's
+    module paths: ``chainer.grad is chainer.function_node.grad`` still holds)."""
+    sending = _sending(given)
+    for module in list(sys.modules.values()):
+        if getattr(module, "__name__", "").startswith("fnet.compat"):
+            for name, value in list(vars(module).items()):
+                if value is given:
+                    setattr(module, name, sending)
+
+
+def _send_distribution_methods(cls: type) -> None:
+    """A distribution class's ``__init__`` and public methods (``log_prob``, ``cdf``...) send
+    what test code passes them."""
+    for name, attr in list(vars(cls).items()):
+        if inspect.isfunction(attr) and (name == "__init__" or not name.startswith("_")):
+            setattr(cls, name, _sending(attr, method=True))
+
+
 def _patch_defined(names, wrap):
     """A patch for ``_on_every_subclass``: ``wrap`` each of ``names`` that the class defines."""
 
@@ -276,7 +296,7 @@ def _send_compat() -> None:
     """``fnet.compat``, imported with the stand-in installed (its ``cuda`` module binds it as
     CuPy: ``cuda.available``, ``get_device('@cupy:0')``, ``to_gpu``...), with senders where test
     code meets it: ``Variable`` and ``Parameter`` (made, or given an array or a gradient), their
-    operators, ``chainer.functions``, ``FunctionNode.apply``, the gradient checks, links (moved
+    operators, ``chainer.functions``, ``FunctionNode.apply``, distributions, the gradient checks, links (moved
     to the stand-in when test code calls them) and optimizers (their target moved at ``setup``
     and ``update``)."""
     compat = importlib.import_module("fnet.compat")
@@ -296,13 +316,14 @@ def _send_compat() -> None:
             if callable(attr) and not isinstance(attr, type):
                 setattr(module, name, _function_sending(compat, attr))
     for name in ("backward", "grad"):  # chainer.backward and chainer.grad take arrays of gradients
-        given = getattr(compat.variable, name)
-        sending = _sending(given)
-        for module in list(sys.modules.values()):  # each module that exports it: the same object
-            if module.__name__.startswith("fnet.compat") and getattr(module, name, None) is given:
-                setattr(module, name, sending)
+        _send_everywhere(getattr(compat.variable, name))
     node = compat.FunctionNode
     node.apply = _sending(node.apply, method=True)
+    _on_every_subclass(compat.Distribution, _send_distribution_methods)
+    distributions = compat.distributions  # its functions, private ones too (Chainer's tests call them)
+    for attr in list(vars(distributions).values()):
+        if inspect.isfunction(attr) and attr.__module__ == distributions.__name__:
+            _send_everywhere(attr)
     _on_every_subclass(
         compat.Link, _patch_defined(("__call__", "forward"), functools.partial(_link_sending, compat))
     )
@@ -336,6 +357,7 @@ def install(compat: bool = False) -> None:
     captured = fnet.recording.Captured  # what fnet.capture returns
     captured.__call__ = _sending(captured.__call__, method=True)
     _on_every_subclass(fnet.nn.Layer, _send_layer_methods)
+    _on_every_subclass(importlib.import_module("fnet.distributions").Distribution, _send_distribution_methods)
     updater = fnet.training.updaters.FunctionalUpdater
     updater.__init__ = _on_the_device(updater.__init__)
     _send_transforms()
