@@ -3,8 +3,10 @@
 ``DeviceArray`` is a NumPy array that ``fnet.backend`` takes for a CuPy array (its type's module
 starts with ``cupy``) and that refuses, as CuPy does, to meet a plain NumPy array in one
 operation; as in CuPy, host arrays are accepted as indices (CuPy sends them), and reductions
-give 0-d arrays. ``installed()`` makes ``fnet.backend`` use ``module`` as its CuPy (and
-``extras`` as its cupyx) for a block, so a host constant leaking into device values fails here
+give 0-d arrays. ``module`` has CuPy's face where Chainer's device model reads it
+(``cupy.cuda.Device``, ``Stream``, ``Event``, ``runtime``, memory pools, ``cupy.random``).
+``installed()`` makes ``fnet.backend`` use ``module`` as its CuPy (and ``extras`` as its
+cupyx), and ``import cupy`` find it, for a block, so a host constant leaking into device values fails here
 as it would on a GPU; within it, ``numpy.asarray`` (and its kin) of a device array called by
 fnet's code raises, as CuPy's does (NumPy itself would take the subclass silently).
 ``--gpu-device=@double`` runs the gpu tests on it.
@@ -15,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import sys
+import time
 import types
 
 import numpy
@@ -27,6 +30,7 @@ __all__ = [
     "extras",
     "installed",
     "lenient_outside_fnet",
+    "transfers_as_views",
     "refuse_implicit_conversion",
 ]
 
@@ -75,6 +79,15 @@ def _wrap(x):
     return x
 
 
+_views = [False]
+
+
+def transfers_as_views(on: bool) -> None:
+    """Make the host-to-device copies of ``module.asarray`` views of the host arrays (or copies
+    again): ``--backend=strict`` moves test code's links so, and the test sees what fnet writes."""
+    _views[0] = on
+
+
 _CONVERTERS = ("asarray", "array", "asanyarray", "ascontiguousarray", "asfortranarray")
 _numpy_converters: dict = {}
 
@@ -117,8 +130,6 @@ class _CupyUfunc:
 class DeviceArray(numpy.ndarray):
     """An array on the pretend device 0."""
 
-    device = types.SimpleNamespace(id=0)
-
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         for x in inputs:  # as CuPy's ufuncs do: an operand may take the operation over
             if hasattr(x, "__cupy_override_elementwise_kernel__") and method == "__call__":
@@ -135,6 +146,9 @@ class DeviceArray(numpy.ndarray):
     def get(self):
         return self.view(numpy.ndarray).copy()
 
+    def __reduce__(self):  # pickled as a CuPy array is: its data comes back on the device
+        return _on_the_device, (self.get(),)
+
     @property
     def flags(self):
         """CuPy's flags: contiguity and ownership, no ``writeable`` (a CuPy array always is)."""
@@ -147,11 +161,19 @@ class DeviceArray(numpy.ndarray):
 DeviceArray.__module__ = "cupy._device_double"
 
 
+def _on_the_device(host):
+    return host.view(DeviceArray)
+
+
 class _Module(types.ModuleType):
-    """NumPy's functions, returning device arrays; ``asarray`` sends host data to the device."""
+    """NumPy's functions (those of ``source``, a NumPy module), returning device arrays."""
+
+    def __init__(self, name: str, source=numpy):
+        super().__init__(name)
+        self._source = source
 
     def __getattr__(self, name):
-        attr = getattr(numpy, name)
+        attr = getattr(self._source, name)
         if not callable(attr) or isinstance(attr, type):
             return attr
 
@@ -160,18 +182,129 @@ class _Module(types.ModuleType):
 
         return call
 
+
+class _Cupy(_Module):
+    """CuPy's face: ``asarray`` sends host data to the device."""
+
     def asarray(self, a, dtype=None):
         if isinstance(a, DeviceArray):
             return a if dtype is None else a.astype(dtype)
+        if _views[0] and type(a) is numpy.ndarray and dtype in (None, a.dtype):
+            return a.view(DeviceArray)
         return numpy.array(a, dtype=dtype).view(DeviceArray)
 
     def get_array_module(self, *arrays):
         return backend.xp(*arrays)
 
 
-module = _Module("cupy")
+class _Device:
+    """``cupy.cuda.Device``: the pretend GPU numbered ``device`` (the current one, 0, for None)."""
+
+    def __init__(self, device=None):
+        self.id = 0 if device is None else int(device)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        """Leave the device's context (nothing to restore: there is one device)."""
+
+    def use(self) -> None:
+        """Make the device current (it always is)."""
+
+    def synchronize(self) -> None:
+        """Wait for the device's work (done already: it runs on the host)."""
+
+    def __int__(self) -> int:
+        return self.id
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, _Device) and other.id == self.id
+
+    def __hash__(self) -> int:
+        return hash((_Device, self.id))
+
+    def __repr__(self) -> str:
+        return f"<CUDA Device {self.id}>"
+
+
+class _Stream:
+    """``cupy.cuda.Stream``: work on the pretend device is done when it is asked for."""
+
+    def __init__(self, null: bool = False, non_blocking: bool = False):
+        self.null, self.non_blocking = null, non_blocking
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        """Stop using the stream."""
+
+    def use(self) -> _Stream:
+        return self
+
+    def synchronize(self) -> None:
+        """Wait for the stream's work (done already)."""
+
+
+class _Event:
+    """``cupy.cuda.Event``: records the host's clock."""
+
+    def __init__(self, block: bool = False, disable_timing: bool = False, interprocess: bool = False):
+        self.time = None
+
+    def record(self, stream=None) -> None:
+        self.time = time.perf_counter()
+
+    def synchronize(self) -> None:
+        """Wait for the event (it has happened)."""
+
+
+def _elapsed_time(start: _Event, end: _Event) -> float:
+    """``cupy.cuda.get_elapsed_time``: milliseconds from ``start`` to ``end``."""
+    return (end.time - start.time) * 1000
+
+
+class _MemoryPool:
+    """CuPy's memory pools, as far as Chainer's code asks them: the pretend device holds no blocks."""
+
+    def used_bytes(self) -> int:
+        return 0
+
+    def total_bytes(self) -> int:
+        return 0
+
+    def n_free_blocks(self) -> int:
+        return 0
+
+    def free_all_blocks(self, stream=None) -> None:
+        """Release the cached blocks (there are none)."""
+
+
+def _unchanged(f=None, **kwargs):
+    """``cupy.fuse``, usable bare or with arguments: the function as it is."""
+    return f if f is not None else (lambda g: g)
+
+
+module = _Cupy("cupy")
+module.random = _Module("cupy.random", numpy.random)  # draws on the device, from NumPy's global state
+module.random.reset_states = lambda: None  # one state: NumPy's, which numpy.random.seed resets
+module.__path__ = []  # a package: ``import cupy.cuda`` finds the submodule registered below
 module.ndarray = DeviceArray
-module.cuda = types.SimpleNamespace(Device=lambda id=0: contextlib.nullcontext())
+module.cuda = types.ModuleType("cupy.cuda")
+module.cuda.__path__ = []
+module.cuda.Device, module.cuda.Stream, module.cuda.Event = _Device, _Stream, _Event
+module.cuda.get_elapsed_time = _elapsed_time
+module.cuda.runtime = types.SimpleNamespace(getDeviceCount=lambda: 1, getDevice=lambda: 0)
+module.cuda.cublas = types.ModuleType("cupy.cuda.cublas")
+_pools = (_MemoryPool(), _MemoryPool())
+module.get_default_memory_pool = lambda: _pools[0]
+module.get_default_pinned_memory_pool = lambda: _pools[1]
+module.memoize = lambda for_each_device=False: _unchanged
+module.clear_memo = lambda: None
+module.asnumpy = lambda a, stream=None: a.get() if isinstance(a, DeviceArray) else numpy.asarray(a)
+module.fuse = _unchanged
+DeviceArray.device = _Device(0)
 
 
 def _index(index):
@@ -197,15 +330,24 @@ class _Special(types.ModuleType):
 extras = types.ModuleType("cupyx")  # the part of cupyx that fnet calls
 extras.__path__ = []
 extras.scatter_add = _scatter_add
+extras.get_runtime_info = lambda: "CuPy Version          : the stand-in of tests/_device_double.py\n"
 extras.scipy = types.ModuleType("cupyx.scipy")
 extras.scipy.__path__ = []
 extras.scipy.special = _Special("cupyx.scipy.special")
-_EXTRAS = {"cupyx": extras, "cupyx.scipy": extras.scipy, "cupyx.scipy.special": extras.scipy.special}
+_EXTRAS = {
+    "cupy": module,
+    "cupy.cuda": module.cuda,
+    "cupy.random": module.random,
+    "cupyx": extras,
+    "cupyx.scipy": extras.scipy,
+    "cupyx.scipy.special": extras.scipy.special,
+}
 
 
 @contextlib.contextmanager
 def installed():
-    """``fnet.backend`` sees ``module`` as an installed CuPy within the block."""
+    """``fnet.backend`` sees ``module`` as an installed CuPy within the block, and ``import
+    cupy`` (``cupy.cuda``, ``cupyx``) imports this module's faces."""
     saved, saved_extras = backend._cupy_state, {name: sys.modules.get(name) for name in _EXTRAS}
     backend._cupy_state = (module, None)
     sys.modules.update(_EXTRAS)

@@ -4,11 +4,16 @@ The stand-in device (``_device_double``) is installed for the whole session, and
 functions of ``fnet.functions``, ``fnet.ops`` and ``fnet.nn``, the transforms (``fnet.grad``,
 ``value_and_grad``, ``vjp``, ``jacobian``, ``hessian``, and the functions they return), the
 checks of ``fnet.testing``, the operators of traced values, the public methods of layers (the
-results of ``init`` and ``init_state`` too), ``optim.step`` and its kin, a ``Transform``'s
-``init`` and ``update``, train steps and ``fnet.capture``'d functions send the host arrays that
-test code passes them to the device, as views of them (what fnet writes in place, the test
-sees). A ``FunctionalUpdater`` that test code gives no device gets the stand-in. CI runs the
-ops, functions, nn, optim and training suites so (``.ci/run``); the tests in ``NOT_RUN`` assert
+results of ``init`` and ``init_state`` too), distributions' constructors and methods,
+``optim.step`` and its kin, a ``Transform``'s ``init`` and ``update``, train steps and
+``fnet.capture``'d functions send the host arrays that test code passes them to the device,
+as views of them (what fnet writes in place, the test sees). A ``FunctionalUpdater`` that
+test code gives no device gets the stand-in.
+With ``--backend=strict-compat``, ``fnet.compat`` is imported after the stand-in, whose CuPy
+face its ``cuda`` module binds, so Chainer's device model sees a GPU, and compat sends where
+test code meets it (``_send_compat``); with ``--backend=strict`` it keeps to the host.
+CI runs the ops, functions, nn, optim and training suites so, and a compat subset with
+``strict-compat`` (``.ci/run``); the tests in ``NOT_RUN`` assert
 things about the host itself and are skipped, each with its reason.
 Inside fnet nothing is converted: a host array that fnet itself makes and mixes with device
 values (a leak) fails as it would on a GPU. Test code may mix the device results with host
@@ -18,14 +23,15 @@ sent. What a test asserts is unchanged; only where fnet's values live is.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import importlib
 import inspect
 import sys
 
 import numpy
 
 import fnet
-import fnet.compat  # noqa: F401  (before the stand-in: its cuda module sees this machine, no CuPy)
 import fnet.functions
 import fnet.nn
 import fnet.ops
@@ -40,6 +46,8 @@ from . import _device_double
 __all__ = ["install"]
 
 _installed: list = []
+# the senders made (not an attribute of theirs: functools.wraps would copy it to what wraps them)
+_senders: set = set()
 _OPERATORS = {
     f"__{prefix}{op}__"
     for op in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul")
@@ -78,7 +86,7 @@ def _sending(fn, *, method: bool = False, result: bool = False):
     """``fn``, sending the host arrays of a call from test code to the device (not ``self``, for
     a ``method``); with ``result``, those of its result too: for what makes arrays on the host as
     a first step (a layer's ``init``), which test code on a GPU would send with ``to_device``."""
-    if getattr(fn, "_strict_sends", False):
+    if fn in _senders:
         return fn
 
     @functools.wraps(fn)
@@ -89,7 +97,7 @@ def _sending(fn, *, method: bool = False, result: bool = False):
         made = _call_sent(fn, head, args, kwargs)
         return _sent(made) if result else made
 
-    call._strict_sends = True
+    _senders.add(call)
     return call
 
 
@@ -117,24 +125,24 @@ def _send_layer_methods(cls: type) -> None:
             setattr(cls, name, _sending(attr, method=True, result=name in _MADE_ON_THE_HOST))
 
 
-def _send_layers() -> None:
-    """Every layer class, those defined later (by tests) included, sends at its methods."""
-    pending = [fnet.nn.Layer]
+def _on_every_subclass(root: type, patch) -> None:
+    """``patch(cls)`` for ``root`` and every subclass of it, those defined later (by tests) too."""
+    pending = [root]
     while pending:
         cls = pending.pop()
-        _send_layer_methods(cls)
+        patch(cls)
         pending.extend(cls.__subclasses__())
-    defined = fnet.nn.Layer.__dict__.get("__init_subclass__")
+    defined = root.__dict__.get("__init_subclass__")
 
     @classmethod
     def init_subclass(cls, **kwargs):
         if defined is None:
-            super(fnet.nn.Layer, cls).__init_subclass__(**kwargs)
+            super(root, cls).__init_subclass__(**kwargs)
         else:
             defined.__func__(cls, **kwargs)
-        _send_layer_methods(cls)
+        patch(cls)
 
-    fnet.nn.Layer.__init_subclass__ = init_subclass
+    root.__init_subclass__ = init_subclass
 
 
 _wrapped_members: dict = {}
@@ -181,8 +189,155 @@ def _on_the_device(init):
     return call
 
 
-def install() -> None:
-    """Install the stand-in device and the senders (for the rest of the process)."""
+# -- fnet.compat: Chainer's device model sees the stand-in as its GPU -------------------------
+
+
+@contextlib.contextmanager
+def _as_views():
+    """Within the block, the stand-in's host-to-device copies are views (what fnet writes in
+    place, the test sees), as the senders' are."""
+    _device_double.transfers_as_views(True)
+    try:
+        yield
+    finally:
+        _device_double.transfers_as_views(False)
+
+
+def _send_link(compat, link) -> None:
+    """Move ``link`` (its hierarchy) from the host to the stand-in, as a test on a GPU would
+    with ``to_device('@cupy:0')``; a link on another device stays there."""
+    made = isinstance(link, compat.Link) and "_params" in vars(link)  # a missing __init__ call: its error
+    if made and isinstance(link.device, compat.backend.CpuDevice):
+        with _as_views():
+            link.to_device("@cupy:0")
+
+
+def _link_sending(compat, fn):
+    """A link method that first moves its link to the stand-in, when test code calls it."""
+    if fn in _senders:
+        return fn
+
+    @functools.wraps(fn)
+    def call(self, *args, **kwargs):
+        if _called_from_fnet():
+            return fn(self, *args, **kwargs)
+        _send_link(compat, self)
+        return _call_sent(fn, (self,), args, kwargs)
+
+    _senders.add(call)
+    return call
+
+
+def _optimizer_sending(compat, fn):
+    """``Optimizer.setup`` or ``update`` that first moves the link it is given (or its target)
+    to the stand-in, when test code calls it."""
+    if fn in _senders:
+        return fn
+
+    @functools.wraps(fn)
+    def call(self, *args, **kwargs):
+        if _called_from_fnet():
+            return fn(self, *args, **kwargs)
+        for link in (*args[:1], getattr(self, "target", None)):
+            _send_link(compat, link)
+        return _call_sent(fn, (self,), args, kwargs)
+
+    _senders.add(call)
+    return call
+
+
+def _function_sending(compat, fn):
+    """A function of ``chainer.functions`` that moves the links test code passes it (``forget``
+    runs one) to the stand-in, and sends the host arrays."""
+    sending = _sending(fn)
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        if not _called_from_fnet():
+            for arg in args:  # a link, or one bound in a functools.partial
+                _send_link(compat, arg.func if isinstance(arg, functools.partial) else arg)
+        return sending(*args, **kwargs)
+
+    _senders.add(call)
+    return call
+
+
+def _send_everywhere(given) -> None:
+    """``given`` replaced by its sender in each ``fnet.compat`` module that holds it (Chainer's
+    module paths: ``chainer.grad is chainer.function_node.grad`` still holds)."""
+    sending = _sending(given)
+    for module in list(sys.modules.values()):
+        if getattr(module, "__name__", "").startswith("fnet.compat"):
+            for name, value in list(vars(module).items()):
+                if value is given:
+                    setattr(module, name, sending)
+
+
+def _send_distribution_methods(cls: type) -> None:
+    """A distribution class's ``__init__`` and public methods (``log_prob``, ``cdf``...) send
+    what test code passes them."""
+    for name, attr in list(vars(cls).items()):
+        if inspect.isfunction(attr) and (name == "__init__" or not name.startswith("_")):
+            setattr(cls, name, _sending(attr, method=True))
+
+
+def _patch_defined(names, wrap):
+    """A patch for ``_on_every_subclass``: ``wrap`` each of ``names`` that the class defines."""
+
+    def patch(cls):
+        for name in names:
+            if inspect.isfunction(vars(cls).get(name)):
+                setattr(cls, name, wrap(vars(cls)[name]))
+
+    return patch
+
+
+def _send_compat() -> None:
+    """``fnet.compat``, imported with the stand-in installed (its ``cuda`` module binds it as
+    CuPy: ``cuda.available``, ``get_device('@cupy:0')``, ``to_gpu``...), with senders where test
+    code meets it: ``Variable`` and ``Parameter`` (made, or given an array or a gradient), their
+    operators, ``chainer.functions``, ``FunctionNode.apply``, distributions, the gradient checks, links (moved
+    to the stand-in when test code calls them) and optimizers (their target moved at ``setup``
+    and ``update``)."""
+    compat = importlib.import_module("fnet.compat")
+    variable = compat.Variable
+    for cls in (variable, compat.Parameter):
+        cls.__init__ = _sending(cls.__init__, method=True)
+    for name in ("array", "data", "grad"):
+        prop = vars(variable)[name]
+        setattr(
+            variable, name, property(prop.fget, _sending(prop.fset, method=True), prop.fdel, prop.__doc__)
+        )
+    for name in _OPERATORS & set(dir(variable)):
+        setattr(variable, name, _sending(getattr(variable, name), method=True))
+    for module in (compat.functions, compat.gradient_check):
+        for name in module.__all__:
+            attr = getattr(module, name)
+            if callable(attr) and not isinstance(attr, type):
+                setattr(module, name, _function_sending(compat, attr))
+    for name in ("backward", "grad"):  # chainer.backward and chainer.grad take arrays of gradients
+        _send_everywhere(getattr(compat.variable, name))
+    node = compat.FunctionNode
+    node.apply = _sending(node.apply, method=True)
+    _on_every_subclass(compat.Distribution, _send_distribution_methods)
+    distributions = compat.distributions  # its functions, private ones too (Chainer's tests call them)
+    for attr in list(vars(distributions).values()):
+        if inspect.isfunction(attr) and attr.__module__ == distributions.__name__:
+            _send_everywhere(attr)
+    _on_every_subclass(
+        compat.Link, _patch_defined(("__call__", "forward"), functools.partial(_link_sending, compat))
+    )
+    _on_every_subclass(
+        compat.Optimizer, _patch_defined(("setup", "update"), functools.partial(_optimizer_sending, compat))
+    )
+
+
+def install(compat: bool = False) -> None:
+    """Install the stand-in device and the senders (for the rest of the process); with
+    ``compat``, ``fnet.compat`` on the stand-in too (else it is imported first and keeps to the
+    host, as this machine has no CuPy)."""
+    if not compat:
+        importlib.import_module("fnet.compat")
     _device_double.lenient_outside_fnet(True)
     _installed.append(_device_double.installed())  # kept: a collected one would uninstall itself
     _installed[0].__enter__()
@@ -201,7 +356,8 @@ def install() -> None:
                 setattr(module, name, _sending(getattr(module, name)))
     captured = fnet.recording.Captured  # what fnet.capture returns
     captured.__call__ = _sending(captured.__call__, method=True)
-    _send_layers()
+    _on_every_subclass(fnet.nn.Layer, _send_layer_methods)
+    _on_every_subclass(importlib.import_module("fnet.distributions").Distribution, _send_distribution_methods)
     updater = fnet.training.updaters.FunctionalUpdater
     updater.__init__ = _on_the_device(updater.__init__)
     _send_transforms()
@@ -209,6 +365,8 @@ def install() -> None:
         attr = getattr(fnet.testing, name)
         if callable(attr) and not isinstance(attr, type):
             setattr(fnet.testing, name, _sending(attr))
+    if compat:
+        _send_compat()
 
 
 _SAME_OBJECT = "asserts that fnet returned the very array it was given (the sender gave fnet a device view)"
@@ -217,6 +375,14 @@ _HOST_NAME = "matches an error message naming the host type 'ndarray' (on a devi
 _INTROSPECTION = "inspects the public functions' objects, which the senders wrap"
 _OWN_DEVICE = "a device test of its own that passes host arrays on purpose (run without --backend)"
 _SPARSE = "fnet's sparse functions need cupyx.scipy.sparse on a device; the stand-in has none"
+_HOST_MODULE = "asserts that an array module (or a variable's device) is the host's"
+_PLAIN_CHILD = "replaces a child link by a plain function, which to_device cannot visit (nor can Chainer's)"
+_KERNELS = "compiles CUDA C kernels (cuda.elementwise, reduce, raw), which the stand-in cannot run"
+_CUPY_INTERNALS = "hooks into CuPy's memory allocator (cupy.cuda.memory_hook), which the stand-in has none of"
+_CPU_ONLY = (
+    "defines only the host's code (forward_cpu, update_core_cpu), which a GPU does not run "
+    "(Chainer raises the same error)"
+)
 
 # Tests whose assertions are about the host itself, not about fnet's values: not run here.
 NOT_RUN = {
@@ -251,6 +417,47 @@ NOT_RUN = {
     "tests/ops/test_device_leaks.py::test_where_with_a_host_condition_names_both_devices": _OWN_DEVICE,
     "tests/ops/test_device_leaks.py::test_matmul_of_host_and_device_arrays_names_both_devices": _OWN_DEVICE,
     "tests/ops/test_device_leaks.py::test_ops_mixing_host_and_device_operands_name_both_devices": _OWN_DEVICE,
+    "tests/compat/test_functions.py::"
+    "test_argmax_crf1d_gives_the_score_as_a_variable_and_the_path_as_arrays": _HOST_TYPE,
+    "tests/compat/test_functions.py::test_zoneout_draws_its_flag_with_numpy_random_rand": _SAME_OBJECT,
+    "tests/compat/test_functions.py::"
+    "test_calls_that_change_nothing_give_x_back_as_chainer_does": _SAME_OBJECT,
+    "tests/compat/test_functions.py::test_zero_dim_results_are_arrays_and_extras_stay_arrays": _HOST_TYPE,
+    "tests/compat/test_functions.py::test_coo_matrices_hold_a_variable_and_get_its_gradient": _SPARSE,
+    "tests/compat/test_variable.py::test_array_attributes_and_len": _HOST_MODULE,
+    "tests/compat/test_link.py::test_local_hooks": _SAME_OBJECT,
+    "tests/compat/test_optimizer.py::test_setup_needs_a_link": _HOST_NAME,
+    "tests/compat/test_backend.py::test_get_array_module_looks_into_variables": _HOST_MODULE,
+    "tests/compat/test_backend.py::test_gpu_device_round_trip": _KERNELS,
+    "tests/compat/test_function_hooks.py::test_gpu_hooks_measure_cupy_functions": _CUPY_INTERNALS,
+    "tests/compat/test_optimizer_hooks.py::test_hooks_hand_a_0d_parameter_an_array_grad": _HOST_TYPE,
+    "tests/compat/test_optimizer_hooks.py::"
+    "test_gradient_noise_gets_the_rule_and_its_step_count": _HOST_MODULE,
+    "tests/compat/test_function_node.py::test_new_style_gradients": _CPU_ONLY,
+    "tests/compat/test_function_node.py::"
+    "test_backward_runs_once_per_pass_for_only_the_inputs_that_need_it": _CPU_ONLY,
+    "tests/compat/test_function_node.py::test_double_backprop_through_a_new_style_function": _CPU_ONLY,
+    "tests/compat/test_function_node.py::"
+    "test_a_node_applied_again_takes_the_new_inputs_as_in_chainer": _CPU_ONLY,
+    "tests/compat/test_function_node.py::test_old_style_function": _CPU_ONLY,
+    "tests/compat/test_gradient_check.py::test_check_backward_passes_on_correct_functions": _CPU_ONLY,
+    "tests/compat/test_gradient_check.py::test_check_backward_on_an_old_style_function": _CPU_ONLY,
+    "tests/compat/test_gradient_check.py::test_check_double_backward_passes_on_correct_functions": _CPU_ONLY,
+    "tests/compat/test_gradient_check.py::test_check_backward_bad_use": _HOST_NAME,
+    "tests/compat/test_function_nodes.py::test_every_module_of_chainer_functions_imports": _INTROSPECTION,
+    "tests/compat/test_function_nodes.py::test_deprecated_functions_warn_as_in_chainer": _INTROSPECTION,
+    "tests/compat/test_function_nodes.py::"
+    "test_coo_matmul_multiplies_the_sparse_data_and_promotes_dtypes": _SPARSE,
+    "tests/compat/links/test_connection.py::"
+    "test_activations_given_as_chainer_functions_or_on_variables": _INTROSPECTION,
+    "tests/compat/links/test_connection.py::"
+    "test_simplified_dropconnect_takes_train_and_keeps_a_given_mask": _SAME_OBJECT,
+    "tests/compat/links/test_lazy.py::test_linear_sizes_w_on_the_first_call_and_keeps_b": _SAME_OBJECT,
+    "tests/compat/links/test_loss_model.py::test_classifier_label_keys": _PLAIN_CHILD,
+    "tests/compat/links/test_normalization.py::test_training_step_matches_chainer": _SAME_OBJECT,
+    "tests/compat/links/test_vision.py::"
+    "test_functions_lists_child_links_and_chainer_functions": _INTROSPECTION,
+    "tests/compat/test_optimizer.py::test_a_user_defined_gradient_method_and_rule": _CPU_ONLY,
     "tests/functions/test_sparse.py::test_padding_gets_no_gradient": _SPARSE,
     "tests/functions/test_sparse.py::test_sparse_matmul_grads": _SPARSE,
     "tests/functions/test_sparse.py::test_sparse_matmul_mixed_dtypes": _SPARSE,

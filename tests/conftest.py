@@ -25,22 +25,23 @@ def pytest_addoption(parser):
     parser.addoption(
         "--backend",
         default="numpy",
-        choices=("numpy", "strict"),
+        choices=("numpy", "strict", "strict-compat"),
         help="'strict': run the tests with the arrays that test code gives fnet's functions, ops and "
         "transforms on the stand-in device (tests/_strict_backend.py); fnet's own code may not mix "
-        "host arrays with them",
+        "host arrays with them. 'strict-compat': the same, and fnet.compat sees the stand-in as "
+        "its GPU (what test code gives Variables, chainer.functions, links and optimizers is sent)",
     )
 
 
 def pytest_configure(config):
-    if config.getoption("--backend") == "strict":
+    if config.getoption("--backend").startswith("strict"):
         from . import _strict_backend
 
-        _strict_backend.install()
+        _strict_backend.install(compat=config.getoption("--backend") == "strict-compat")
 
 
 def pytest_collection_modifyitems(config, items):
-    if config.getoption("--backend") == "strict":
+    if config.getoption("--backend").startswith("strict"):
         from . import _strict_backend
 
         for item in items:

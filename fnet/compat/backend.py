@@ -117,12 +117,12 @@ def copyto(dst, src) -> None:
             src = array_to_cpu(src)
     elif isinstance(src, chainerx.ndarray):
         src = from_chx(src)
-    if isinstance(dst, numpy.ndarray):
-        numpy.copyto(dst, array_to_cpu(src))
-    elif isinstance(dst, cuda.ndarray):
+    if isinstance(dst, cuda.ndarray):  # first: a stand-in device array may subclass ndarray
         if not isinstance(src, (numpy.ndarray, numpy.generic, cuda.ndarray)):
             raise TypeError(f"copyto: cannot copy from {type(src).__name__}\n  hint: src must be an array")
         cuda.cupy.copyto(dst, cuda.to_gpu(src, device=dst.device))
+    elif isinstance(dst, numpy.ndarray):
+        numpy.copyto(dst, array_to_cpu(src))
     else:
         raise TypeError(
             f"copyto: dst must be a NumPy, CuPy or ChainerX array, got {type(dst).__name__}\n"

@@ -181,7 +181,7 @@ class GradientClipping(_GradientHook):
     call_for_each_param = False
 
     def __init__(self, threshold: float):
-        optim.GradientClipping(threshold)
+        optim.GradientClipping(_scalar(threshold))
         self.threshold = threshold
 
     def __call__(self, opt) -> None:
@@ -189,7 +189,15 @@ class GradientClipping(_GradientHook):
         self._apply([(None, param) for param in opt.target.params(False)])
 
     def _transform(self) -> optim.Transform:
-        return optim.GradientClipping(self.threshold)
+        return optim.GradientClipping(_scalar(self.threshold))
+
+
+def _scalar(value):
+    """``value`` as a Python float when it is a 0-d array (a norm computed on a GPU is a 0-d
+    CuPy array, which Chainer takes as a threshold); anything else as it is."""
+    if backend.is_array(value) and value.ndim == 0 and value.dtype.kind in "fiu":
+        return float(value)
+    return value
 
 
 def exponential_decay_noise(xp, shape: tuple, dtype: Any, hook: GradientNoise, opt) -> Any:

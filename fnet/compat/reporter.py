@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import numpy
-
+from .. import backend
 from ..training import reporter as _pure
 from ..training.reporter import DictSummary, get_current_reporter, report, report_scope
 from . import configuration
@@ -36,7 +35,7 @@ class Summary(_pure.Summary):
         super().add(value, weight)
 
     def _as_added(self, x):
-        return Variable(numpy.asarray(x)) if self._of_variables else x
+        return Variable(backend.xp(x).asarray(x)) if self._of_variables else x  # on the values' device
 
     def compute_mean(self):
         return self._as_added(super().compute_mean())

@@ -172,6 +172,21 @@ def test_print_runtime_info_to_stdout(capsys):
 
 # -- GPU ----------------------------------------------------------------------------------------
 @pytest.mark.gpu
+def test_copyto_and_to_cpu_move_between_host_and_gpu():
+    """A GPU array is copied into as a GPU array, and to_cpu gives a NumPy array (not the GPU
+    array itself), whatever types the GPU's arrays derive from."""
+    device = backend.get_device("@cupy:0")
+    a = numpy.arange(4, dtype=numpy.float32)
+    dst = device.send(numpy.zeros(4, numpy.float32))
+    backend.copyto(dst, a)
+    host = cuda.to_cpu(dst)
+    assert isinstance(dst, cuda.ndarray) and type(host) is numpy.ndarray
+    numpy.testing.assert_array_equal(host, a)
+    v = chainer.Variable(device.send(a))
+    assert v.to_device("@numpy").device == backend.CpuDevice() and type(v.array) is numpy.ndarray
+
+
+@pytest.mark.gpu
 def test_gpu_device_round_trip():
     import cupy
 

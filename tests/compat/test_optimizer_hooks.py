@@ -105,6 +105,17 @@ def test_gradient_clipping_scales_all_gradients_of_the_target_together():
     assert all(param.grad is kept[name] for name, param in model.namedparams())
 
 
+def test_gradient_clipping_takes_a_0d_array_threshold_as_chainer_does():
+    """A norm computed with the array module (a 0-d CuPy array on a GPU) is a threshold too."""
+    model = Pair()
+    optimizer = optimizers.SGD().setup(model)
+    before = grads(model)
+    norm = numpy.sqrt(sum(float((g**2).sum()) for g in before.values()))
+    optimizer_hooks.GradientClipping(numpy.array(norm / 2))(optimizer)
+    for name, param in model.namedparams():
+        numpy.testing.assert_allclose(param.grad, before[name] / 2)
+
+
 def test_hooks_skip_parameters_without_gradient():
     param = chainer.Parameter(numpy.ones(2))
     for hook in (

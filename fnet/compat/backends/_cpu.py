@@ -51,15 +51,13 @@ def convert_arrays(arrays, convert):
 def array_to_cpu(array):
     """``array`` as a NumPy array (copied from the GPU when it is a CuPy array; a ``native``
     ChainerX array gives the NumPy array under it)."""
-    if array is None or isinstance(array, numpy.ndarray):
-        return array
     if type(array) is chainerx.ndarray:
         array = raw(array)
-        if isinstance(array, numpy.ndarray):
-            return array
-    if type(array).__module__.startswith("cupy"):
+    if type(array).__module__.startswith("cupy"):  # first, as fnet.backend's: a stand-in may subclass ndarray
         with array.device:
             return array.get()
+    if array is None or isinstance(array, numpy.ndarray):
+        return array
     if numpy.isscalar(array):
         return numpy.asarray(array)
     raise TypeError(

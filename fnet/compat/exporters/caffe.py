@@ -16,6 +16,7 @@ import os
 
 import numpy
 
+from ... import backend
 from ...autodiff.tracer import Tracer, unbox_all
 from ...io.caffe import writer
 from .. import configuration
@@ -27,7 +28,7 @@ __all__ = ["export"]
 
 
 def _array(value) -> numpy.ndarray:
-    return numpy.asarray(unbox_all(getattr(value, "array", value)), numpy.float32)
+    return numpy.asarray(backend.to_cpu(unbox_all(getattr(value, "array", value))), numpy.float32)
 
 
 def _pair(value) -> tuple[int, int]:

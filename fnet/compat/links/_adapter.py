@@ -138,7 +138,9 @@ def _persistent(value):
     if isinstance(value, _Pending):
         return None
     value = unbox_all(value)
-    if numpy.ndim(value) == 0 and numpy.asarray(value).dtype.kind in "iu":
+    dtype = getattr(value, "dtype", None)  # a device array's own: numpy.asarray would copy it to the host
+    kind = numpy.result_type(value).kind if dtype is None else dtype.kind
+    if numpy.ndim(value) == 0 and kind in "iu":
         return int(value)
     return value
 
