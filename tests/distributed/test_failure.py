@@ -39,24 +39,40 @@ def test_a_rank_that_raises_aborts_every_rank_naming_itself():
     assert seconds < 30
 
 
-# the killed rank first stops its machine's watcher, which runs again only after mpiexec has
-# ended every rank: the rank it names cannot come from which process woke first
+# the killed rank first stops the job's watcher (rank 0 started it), which runs again only after
+# mpiexec has ended every rank: the rank it names cannot come from which process woke first
 STOP_THE_WATCHER = """
-for pid in filter(str.isdigit, os.listdir("/proc")):
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as f:
-            if any(arg.endswith(b"_watcher.py") for arg in f.read().split(b"\\0")):
-                os.kill(int(pid), signal.SIGSTOP)
-                subprocess.Popen(["sleep 3; kill -CONT " + pid], shell=True, start_new_session=True,
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    except (FileNotFoundError, ProcessLookupError, ValueError):
-        pass
+for pid in watchers_of(leader):
+    os.kill(pid, signal.SIGSTOP)
+    subprocess.Popen([f"sleep 3; kill -CONT {pid}"], shell=True, start_new_session=True,
+                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 """
 
 KILLED = """
 import os, signal, subprocess, sys, numpy
 from fnet import distributed
+
+
+def watchers_of(parent):
+    # the watcher processes that ``parent`` started (other jobs' watchers are left alone)
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{{pid}}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            with open(f"/proc/{{pid}}/cmdline", "rb") as f:
+                args = f.read().split(bytes(1))
+        except OSError:
+            continue
+        if ppid == parent and any(arg.endswith(b"_watcher.py") for arg in args):
+            found.append(int(pid))
+    return found
+
+
 comm = distributed.Communicator()
+leader = comm.bcast_obj(os.getpid())  # rank 0, the first rank of the machine
+if comm.rank == 0:
+    print("watchers", *watchers_of(leader), flush=True)
 comm.allreduce({{"x": numpy.ones(3)}})
 if comm.rank == {victim}:
     {stop}
@@ -118,14 +134,13 @@ def test_a_job_that_finishes_says_nothing_and_leaves_no_watcher():
     assert done.returncode == 0, done.stderr
     assert done.stdout.count("finished") == 2
     assert _NAMED not in done.stderr
-    for pid in filter(
-        str.isdigit, os.listdir("/proc")
-    ):  # mpiexec returned: the watcher, which held its stream, is gone
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                assert not any(arg.endswith(b"_watcher.py") for arg in f.read().split(b"\0"))
-        except (FileNotFoundError, ProcessLookupError):
-            pass
+    (watcher,) = (line.split()[1:] for line in done.stdout.splitlines() if line.startswith("watchers"))
+    assert len(watcher) == 1  # one per machine
+    # mpiexec has returned, and the watcher, which held its stream, has ended with the job
+    assert (
+        not os.path.exists(f"/proc/{watcher[0]}/cmdline")
+        or b"_watcher.py" not in open(f"/proc/{watcher[0]}/cmdline", "rb").read()
+    )
 
 
 @pytest.mark.mpi
