@@ -11,8 +11,8 @@ import builtins
 
 import numpy
 
+from ... import backend, ops
 from ... import functions as F
-from ... import ops
 from ...autodiff import unbox_all
 from ...errors import message
 from ._array import ndarray, raw, run, unwrap, wrap
@@ -209,12 +209,27 @@ def clip(a, a_min, a_max) -> ndarray:
     return result
 
 
+_IN_PLACE_UFUNCS = {"__iadd__": "add", "__isub__": "subtract", "__imul__": "multiply"}
+
+
 def _in_place(routine, name: str):
     """An in-place operator: the result of ``routine`` written into the array's own data; an
     array operand of another dtype of an allowed kind is cast to the array's dtype first."""
 
+    ufunc = _IN_PLACE_UFUNCS.get(name)
+
     def operator(self, other):
         self._check_in_place(name)
+        if (
+            ufunc is not None
+            and type(other) is ndarray
+            and other.dtype == self.dtype
+            and self.dtype.kind in "iuf"
+            and other.device == self.device
+        ):  # computed into the array's own data, as ChainerX's in-place kernels do
+            data = raw(self)
+            getattr(backend.xp(data), ufunc)(data, raw(other), out=data)
+            return self
         result = routine(self, other)
         into, got = self.dtype.kind, result.dtype.kind
         if (got == "f" and into != "f") or (into == "b" and got != "b"):

@@ -128,3 +128,15 @@ def test_item_assignment_is_refused_for_an_array_that_backprop_needs():
     with chx.no_backprop_mode():
         b[0] = 3  # no backprop now: nothing needs it
     assert float(b[0]) == 3.0
+
+
+@pytest.mark.parametrize(("op", "expected"), [("__iadd__", 5.0), ("__isub__", -1.0), ("__imul__", 6.0)])
+def test_in_place_operators_of_one_dtype_write_the_arrays_own_memory(op, expected):
+    a = chx.full((3,), 2.0, "float32")
+    data = chx.to_numpy(a, copy=False)
+    got = getattr(a, op)(chx.full((3,), 3.0, "float32"))
+    assert got is a and a.dtype == numpy.float32
+    numpy.testing.assert_array_equal(data, numpy.full(3, expected, numpy.float32))
+    b = chx.full((3,), 2, "int32")
+    b += chx.full((3,), 3, "int16")  # another dtype: the routine's rule, cast back into the array
+    assert b.dtype == numpy.int32 and chx.to_numpy(b).tolist() == [5, 5, 5]
