@@ -213,8 +213,11 @@ def identity(n, dtype=None, device=None) -> ndarray:
     return eye(n, None, 0, dtype, device)
 
 
-def eye(N, M=None, k=0, dtype=None, device=None) -> ndarray:  # noqa: N803 (NumPy's names)
+def eye(N, M=None, k=0, dtype="float64", device=None) -> ndarray:  # noqa: N803 (NumPy's names)
+    """Ones on the ``k``-th diagonal of an ``N`` by ``M`` matrix; float64 unless ``dtype`` says
+    otherwise (ChainerX's default here, unlike its other creation routines' float32)."""
     device = get_device(device)
+    dtype = "float64" if dtype is None else dtype
     return wrap(device.xp.eye(N, M, 0 if k is None else k, dtype=_dtype(dtype)), device)
 
 

@@ -199,3 +199,9 @@ def test_random_draws_numpys_samples_on_the_device(name):
     numpy.random.seed(5)
     numpy.testing.assert_array_equal(chx.to_numpy(drawn), getattr(numpy.random, name)(0.0, 1.0, (2, 3)))
     assert drawn.device is chx.get_device("native:1") and drawn.dtype == numpy.float64
+
+
+def test_eye_is_float64_by_default_as_chainerxs_binding_declares():
+    assert chx.eye(3).dtype == numpy.float64
+    assert chx.eye(2, 3, 1, dtype="float32").dtype == numpy.float32
+    numpy.testing.assert_array_equal(chx.to_numpy(chx.eye(2, 3, 1)), numpy.eye(2, 3, 1))
