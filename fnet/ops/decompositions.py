@@ -4,8 +4,8 @@ leading axes, float16 computed in float32.
 Each is a primitive whose VJP is written in fnet ops, so it can be differentiated again. A
 gradient exists where the decomposition is locally smooth; where it is not (repeated singular
 values or eigenvalues with a cotangent on the vectors, QR of a wide matrix, QR's ``complete``
-and ``raw`` modes, a pseudo-inverse whose ``rcond`` cuts a singular value that is not zero), the
-VJP raises ``NonDifferentiableError`` instead of returning infinities or NaNs.
+(non-square) and ``raw`` modes, a full svd's extra vectors), the VJP raises
+``NonDifferentiableError`` instead of returning infinities or NaNs.
 """
 
 from __future__ import annotations
@@ -334,23 +334,30 @@ def _pinv(a, *, rcond: float):
     return in_linalg_precision(lambda x: function(x, rcond=rcond))(a)
 
 
-def _pinv_vjp(g, ans, a, *, rcond):
+def _cuts_nonzero_values(a, rcond: float):
+    """Whether ``rcond`` cuts a singular value of ``a`` that is not zero to rounding, and the
+    mask of the singular values kept."""
     raw = unbox_all(a)
-    if raw.size:
-        xp = backend.xp(raw)
-        s = xp.linalg.svd(raw.astype(numpy.promote_types(raw.dtype, numpy.float32)), compute_uv=False)
-        cut = s <= rcond * s.max(axis=-1, keepdims=True)
-        negligible = numpy.finfo(s.dtype).eps * max(raw.shape[-2:]) * s.max(axis=-1, keepdims=True)
-        if bool(xp.any(cut & (s > negligible))):
-            raise NonDifferentiableError(
-                message(
-                    "pinv (gradient)",
-                    f"rcond={rcond} cuts singular values that are not zero; the gradient is given "
-                    "where the singular values cut are zero to rounding (a of constant rank)",
-                    {"a": a},
-                    "lower rcond, or differentiate a composition of svd",
-                )
-            )
+    xp = backend.xp(raw)
+    s = xp.linalg.svd(raw.astype(numpy.promote_types(raw.dtype, numpy.float32)), compute_uv=False)
+    largest = s.max(axis=-1, keepdims=True)
+    cut = s <= rcond * largest
+    negligible = numpy.finfo(s.dtype).eps * max(raw.shape[-2:]) * largest
+    return bool(xp.any(cut & (s > negligible))), (~cut).astype(raw.dtype)
+
+
+def _pinv_vjp(g, ans, a, *, rcond):
+    if unbox_all(a).size:
+        cuts, keep = _cuts_nonzero_values(a, rcond)
+        if cuts:  # through the svd: pinv = V diag(1/s on the values kept, 0 elsewhere) U^T
+            out = _svd(a, full_matrices=False, compute_uv=True)
+            u, s, vh = (take_output(out, index=i) for i in range(3))
+            inverse = divide(keep, add(s, 1 - keep))
+            g_t = _swap(g)
+            gu = multiply(matmul(g_t, _swap(vh)), expand_dims(inverse, -2))
+            gvh = multiply(expand_dims(inverse, -1), matmul(_swap(u), g_t))
+            gs = negative(multiply(_diagonal(matmul(vh, matmul(g, u))), multiply(inverse, inverse)))
+            return _svd_vjp((gu, gs, gvh), out, a, full_matrices=False, compute_uv=True)
     # Golub and Pereyra's derivative of the pseudo-inverse at constant rank, as a cotangent:
     # -P^T G P^T + (I - A P) G^T P P^T + P^T P G^T (I - P A), with P = pinv(A).
     p_t, g_t = _swap(ans), _swap(g)
@@ -370,9 +377,9 @@ def pinv(a, rcond: float = 1e-15):
     """Moore-Penrose pseudo-inverse of (a batch of) matrices (NumPy's ``linalg.pinv``): singular
     values at most ``rcond`` times the largest count as zero.
 
-    Differentiable where the singular values so cut are zero to rounding (the rank is locally
-    constant); a cut that drops a nonzero singular value makes the gradient raise
-    ``NonDifferentiableError``.
+    Differentiable twice: where the values cut are zero to rounding, by Golub and Pereyra's
+    formula (any singular values); where ``rcond`` cuts nonzero ones, through the svd, which
+    needs distinct singular values (else ``NonDifferentiableError``).
     """
     _matrices("pinv", a)
     return _pinv(a, rcond=float(rcond))
