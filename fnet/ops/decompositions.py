@@ -79,10 +79,10 @@ def _gaps(name: str, values, what: str, operand) -> None:
         raise NonDifferentiableError(
             message(
                 f"{name} (gradient)",
-                f"the gradient of the {what} vectors is undefined where two {what} values are equal; "
+                f"the gradient of the {what}vectors is undefined where two {what}values are equal; "
                 f"two of them are equal to rounding: {raw.tolist() if raw.size < 16 else aval(raw)}",
                 {"a": operand},
-                f"differentiate a function of the {what} values only, or of products that do not "
+                f"differentiate a function of the {what}values only, or of products that do not "
                 "depend on the choice of basis of a repeated value's space",
             )
         )
@@ -136,7 +136,7 @@ def _svd_vjp(g, ans, a, *, full_matrices, compute_uv):
                 "use full_matrices=False",
             )
         )
-    _gaps("svd", s, "singular", a)
+    _gaps("svd", s, "singular ", a)
     raw_s = unbox_all(s)
     if raw_s.size and ((gu is not None and m > k) or (gvh is not None and n > k)):
         if float(backend.xp(raw_s).abs(raw_s).min()) <= numpy.finfo(raw_s.dtype).eps * float(raw_s.max()):

@@ -108,7 +108,7 @@ def test_empty_matrices_have_empty_gradients():
 def test_repeated_values_make_the_vectors_gradient_raise():
     a = numpy.diag([2.0, 1.0, 1.0])
     assert fnet.grad(lambda x: ops.sum(ops.eigvalsh(x) ** 2))(a).shape == (3, 3)  # values: fine
-    with pytest.raises(NonDifferentiableError, match="eigh \\(gradient\\).*eigen values are equal"):
+    with pytest.raises(NonDifferentiableError, match="eigh \\(gradient\\).*eigenvalues are equal"):
         fnet.grad(lambda x: _total([ops.eigh(x)[1]]))(a)
     with pytest.raises(NonDifferentiableError, match="svd \\(gradient\\).*singular values are equal"):
         fnet.grad(lambda x: _total([ops.svd(x)[0]]))(a)
