@@ -17,6 +17,7 @@ from ..autodiff import primitive
 from ..autodiff.primitive import take_output
 from ..autodiff.tracer import unbox_all
 from ..errors import InvalidInputError, NonDifferentiableError, ShapeError, aval, message
+from ..recording._record import active_recorder, record_call
 from .elementwise import add, divide, multiply, negative, reciprocal, subtract
 from .linalg import _swap, in_linalg_precision, matmul, solve_triangular, tril, triu
 from .reduction import sum as _reduce_sum
@@ -65,25 +66,48 @@ def _diagonal(x):
     return _reduce_sum(multiply(x, _eye(_shape(x)[-1], x)), axis=-1)
 
 
-def _gaps(name: str, values, what: str, operand) -> None:
+def _checked(check, *arrays, **params) -> None:
+    """``check(*raw arrays, **params)``, which raises on values it refuses; a captured step
+    records the call, so that each replay checks its own values."""
+    raw = [unbox_all(x) for x in arrays]
+    if active_recorder() is None:
+        check(*raw, **params)
+    else:
+        record_call(check, tuple(raw), params)
+
+
+def _distinct(values, a, *, name: str, what: str) -> None:
     """Raise unless the last axis of ``values`` holds pairwise distinct numbers (relative to
     their magnitude); the gradient of the vectors divides by their differences."""
-    raw = unbox_all(values)
-    k = raw.shape[-1]
-    if k < 2 or raw.size == 0:
+    k = values.shape[-1]
+    if k < 2 or values.size == 0:
         return
-    xp = backend.xp(raw)
-    scale = float(xp.abs(raw).max())
-    diff = xp.abs(raw[..., :, None] - raw[..., None, :]) + xp.eye(k) * (scale + 1)
-    if float(diff.min()) <= numpy.finfo(raw.dtype).eps * max(scale, numpy.finfo(raw.dtype).tiny) * k:
+    xp = backend.xp(values)
+    scale = float(xp.abs(values).max())
+    diff = xp.abs(values[..., :, None] - values[..., None, :]) + xp.eye(k) * (scale + 1)
+    if float(diff.min()) <= numpy.finfo(values.dtype).eps * max(scale, numpy.finfo(values.dtype).tiny) * k:
         raise NonDifferentiableError(
             message(
                 f"{name} (gradient)",
                 f"the gradient of the {what}vectors is undefined where two {what}values are equal; "
-                f"two of them are equal to rounding: {raw.tolist() if raw.size < 16 else aval(raw)}",
-                {"a": operand},
+                f"two of them are equal to rounding: {values.tolist() if values.size < 16 else aval(values)}",
+                {"a": a},
                 f"differentiate a function of the {what}values only, or of products that do not "
                 "depend on the choice of basis of a repeated value's space",
+            )
+        )
+
+
+def _nonzero(s, a) -> None:
+    """Raise if a singular value in ``s`` is 0 to rounding (the gradient of u or vh of a
+    non-square matrix divides by them)."""
+    if s.size and float(backend.xp(s).abs(s).min()) <= numpy.finfo(s.dtype).eps * float(s.max()):
+        raise NonDifferentiableError(
+            message(
+                "svd (gradient)",
+                "the gradient of u (or vh) of a non-square a is undefined where a singular value is 0",
+                {"a": a},
+                "differentiate the singular values only, or a full-rank a",
             )
         )
 
@@ -136,18 +160,9 @@ def _svd_vjp(g, ans, a, *, full_matrices, compute_uv):
                 "use full_matrices=False",
             )
         )
-    _gaps("svd", s, "singular ", a)
-    raw_s = unbox_all(s)
-    if raw_s.size and ((gu is not None and m > k) or (gvh is not None and n > k)):
-        if float(backend.xp(raw_s).abs(raw_s).min()) <= numpy.finfo(raw_s.dtype).eps * float(raw_s.max()):
-            raise NonDifferentiableError(
-                message(
-                    "svd (gradient)",
-                    "the gradient of u (or vh) of a non-square a is undefined where a singular value is 0",
-                    {"a": a},
-                    "differentiate the singular values only, or a full-rank a",
-                )
-            )
+    _checked(_distinct, s, a, name="svd", what="singular ")
+    if (gu is not None and m > k) or (gvh is not None and n > k):
+        _checked(_nonzero, s, a)
     v = _swap(vh)
     f = _reciprocal_gaps(s, squared=True)
     inner = _diag(gs) if gs is not None else 0
@@ -220,7 +235,7 @@ def _eigh_vjp(g, ans, a, *, lower):
     w, v = take_output(ans, index=0), take_output(ans, index=1)
     inner = _diag(gw) if gw is not None else 0
     if gv is not None:
-        _gaps("eigh", w, "eigen", a)
+        _checked(_distinct, w, a, name="eigh", what="eigen")
         inner = add(inner, multiply(_reciprocal_gaps(w, squared=False), matmul(_swap(v), gv)))
     return _fold(matmul(v, matmul(inner, _swap(v))), lower)
 

@@ -114,6 +114,13 @@ def test_repeated_values_make_the_vectors_gradient_raise():
         fnet.grad(lambda x: _total([ops.svd(x)[0]]))(a)
 
 
+def test_a_captured_gradient_checks_the_values_of_each_replay():
+    step = fnet.capture(fnet.grad(lambda x: _total([ops.eigh(x)[1]])))
+    assert step(numpy.diag([3.0, 2.0, 1.0])).shape == (3, 3)
+    with pytest.raises(NonDifferentiableError, match="eigenvalues are equal"):
+        step(numpy.diag([2.0, 1.0, 1.0]))
+
+
 def test_undefined_gradients_raise_typed_errors():
     wide, tall = rng.normal(size=(2, 3)), rng.normal(size=(3, 2))
     for f, pattern in [
