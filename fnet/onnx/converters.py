@@ -692,6 +692,10 @@ UNCONVERTED: dict[str, str] = {
     "_cholesky": _NO_ONNX,
     "inv": _NO_ONNX,
     "_solve": _NO_ONNX,
+    **{
+        name: _NO_ONNX + " (a matrix decomposition)"
+        for name in ("_svd", "_qr", "_eigh", "_eigvalsh", "_pinv")
+    },
     "inv_sqrtm": _NO_ONNX + " (a matrix square root)",
     "sylvester_solve": _NO_ONNX,
     "_coo_matmul": "sparse COO matrices have no ONNX type",

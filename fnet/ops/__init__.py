@@ -9,6 +9,8 @@ from .broadcast import *  # noqa: F403
 from .broadcast import __all__ as _broadcast_all
 from .compare import *  # noqa: F403
 from .compare import __all__ as _compare_all
+from .decompositions import *  # noqa: F403
+from .decompositions import __all__ as _decompositions_all
 from .elementwise import *  # noqa: F403
 from .elementwise import __all__ as _elementwise_all
 from .indexing import *  # noqa: F403
@@ -23,6 +25,7 @@ from .shape import __all__ as _shape_all
 __all__ = [
     *_broadcast_all,
     *_compare_all,
+    *_decompositions_all,
     *_elementwise_all,
     *_indexing_all,
     *_linalg_all,

@@ -201,11 +201,12 @@ def _swap(a):
 
 def in_linalg_precision(function):
     """``function`` of a (batch of) matrices, computed in float32 for float16 input (NumPy's
-    and CuPy's linear algebra have no float16), with the result cast back."""
+    and CuPy's linear algebra have no float16), with the result (or each of a tuple) cast back."""
 
     def run(a, *rest):
         if a.dtype == numpy.float16:
-            return function(a.astype(numpy.float32), *(r.astype(numpy.float32) for r in rest)).astype(a.dtype)
+            out = function(a.astype(numpy.float32), *(r.astype(numpy.float32) for r in rest))
+            return tuple(o.astype(a.dtype) for o in out) if type(out) is tuple else out.astype(a.dtype)
         return function(a, *rest)
 
     return run

@@ -245,12 +245,12 @@ def _captured_in(template) -> list:
 
 
 def _leaves_of_type(template, leaf_type: type) -> list:
-    """The objects of exactly ``leaf_type`` in ``template`` (through tuples, lists, dicts and
-    slices: the containers NumPy calls take their operands in)."""
+    """The objects of exactly ``leaf_type`` in ``template`` (through tuples, named tuples, lists,
+    dicts and slices: the containers NumPy calls take their operands in and give results in)."""
     kind = type(template)
     if kind is leaf_type:
         return [template]
-    if kind is tuple or kind is list:
+    if kind is tuple or kind is list or (isinstance(template, tuple) and hasattr(template, "_fields")):
         return [c for t in template for c in _leaves_of_type(t, leaf_type)]
     if kind is dict:
         return [c for t in template.values() for c in _leaves_of_type(t, leaf_type)]

@@ -566,6 +566,74 @@ row(
     case("batch-a,matrix-rhs", ops.solve_triangular, well_conditioned(2, 3, 3), normal(3, 2)),
 )
 
+
+def symmetric_spread(*shape):
+    """A (batch of) symmetric matrices with eigenvalues at least 0.5 apart (no ties)."""
+    n = shape[-1]
+    q, _ = numpy.linalg.qr(normal(*shape))
+    values = numpy.arange(n) * 0.7 + _rng.uniform(0, 0.2, n)
+    return q @ (values[:, None] * numpy.swapaxes(q, -1, -2))
+
+
+def spread_singular(*shape):
+    """A (batch of) matrices with singular values in [0.5, 2.6], at least 0.5 apart."""
+    m, n = shape[-2:]
+    k = min(m, n)
+    u, _ = numpy.linalg.qr(normal(*shape[:-2], m, k))
+    v, _ = numpy.linalg.qr(normal(*shape[:-2], n, k))
+    s = 0.5 + numpy.arange(k)[::-1] * 0.7 + _rng.uniform(0, 0.2, k)
+    return (u * s) @ numpy.swapaxes(v, -1, -2)
+
+
+def _svd_invariants(a):
+    """Functions of svd's outputs that do not depend on the signs LAPACK picks."""
+    u, s, vh = ops.svd(a, full_matrices=False)
+    return ops.matmul(u, ops.swapaxes(u, -1, -2)), s, ops.matmul(ops.swapaxes(vh, -1, -2), vh)
+
+
+def _eigh_invariants(uplo):
+    def f(a):
+        w, v = ops.eigh(a, uplo)
+        return w, ops.multiply(v, v)
+
+    return f
+
+
+row(
+    "svd",
+    case("square", _svd_invariants, spread_singular(3, 3)),
+    case("tall", _svd_invariants, spread_singular(4, 2)),
+    case("wide", _svd_invariants, spread_singular(2, 4)),
+    case("batch", _svd_invariants, spread_singular(2, 3, 2)),
+    case("values-only", lambda a: ops.svd(a, compute_uv=False), spread_singular(3, 4)),
+    case("square,full", lambda a: ops.matmul(*ops.svd(a)[::2]), spread_singular(3, 3)),
+)
+row(
+    "eigh",
+    case("lower", _eigh_invariants("L"), symmetric_spread(3, 3)),
+    case("upper,non-symmetric-input", _eigh_invariants("U"), normal(3, 3) * 0.1 + symmetric_spread(3, 3)),
+    case("batch", _eigh_invariants("L"), symmetric_spread(2, 3, 3)),
+)
+row(
+    "eigvalsh",
+    case("lower", ops.eigvalsh, symmetric_spread(3, 3)),
+    case("upper,batch", lambda a: ops.eigvalsh(a, "U"), symmetric_spread(2, 3, 3)),
+)
+row(
+    "qr",
+    case("square", ops.qr, well_conditioned(3, 3)),
+    case("tall", ops.qr, spread_singular(4, 2)),
+    case("batch", ops.qr, spread_singular(2, 3, 2)),
+    case("r", lambda a: ops.qr(a, mode="r"), spread_singular(4, 3)),
+    case("complete,square", lambda a: ops.qr(a, mode="complete"), well_conditioned(2, 2)),
+)
+row(
+    "pinv",
+    case("square", ops.pinv, well_conditioned(3, 3)),
+    case("tall", ops.pinv, spread_singular(4, 2)),
+    case("wide,batch", ops.pinv, spread_singular(2, 2, 3)),
+)
+
 # Private primitives and the public row that exercises each (checked by test_private_map_is_exercised).
 PRIVATE_PRIMITIVE_ROWS = {
     "_astype": "astype",
@@ -573,9 +641,13 @@ PRIVATE_PRIMITIVE_ROWS = {
     "_concatenate": "concatenate",
     "_cumprod": "cumprod",
     "_cumsum": "cumsum",
+    "_eigh": "eigh",
+    "_eigvalsh": "eigvalsh",
     "_einsum": "einsum",
     "_flip": "flip",
     "_getitem": "getitem",
+    "_pinv": "pinv",
+    "_qr": "qr",
     "_logsumexp": "logsumexp",
     "_pad_constant": "pad",
     "_prod": "prod",
@@ -584,6 +656,7 @@ PRIVATE_PRIMITIVE_ROWS = {
     "_solve": "solve",
     "_sum": "sum",
     "_sum_to": "sum_to",
+    "_svd": "svd",
     "_tile": "tile",
     "_transpose": "transpose",
     "_triangle": "tril",
