@@ -212,8 +212,9 @@ def _send_link(compat, link) -> None:
             link.to_device("@cupy:0")
 
 
-def _link_sending(compat, fn):
-    """A link method that first moves its link to the stand-in, when test code calls it."""
+def _moving_links(compat, fn, links_of):
+    """``fn`` (a method), first moving the links ``links_of(self, args)`` to the stand-in, when
+    test code calls it."""
     if fn in _senders:
         return fn
 
@@ -221,29 +222,23 @@ def _link_sending(compat, fn):
     def call(self, *args, **kwargs):
         if _called_from_fnet():
             return fn(self, *args, **kwargs)
-        _send_link(compat, self)
-        return _call_sent(fn, (self,), args, kwargs)
-
-    _senders.add(call)
-    return call
-
-
-def _optimizer_sending(compat, fn):
-    """``Optimizer.setup`` or ``update`` that first moves the link it is given (or its target)
-    to the stand-in, when test code calls it."""
-    if fn in _senders:
-        return fn
-
-    @functools.wraps(fn)
-    def call(self, *args, **kwargs):
-        if _called_from_fnet():
-            return fn(self, *args, **kwargs)
-        for link in (*args[:1], getattr(self, "target", None)):
+        for link in links_of(self, args):
             _send_link(compat, link)
         return _call_sent(fn, (self,), args, kwargs)
 
     _senders.add(call)
     return call
+
+
+def _link_sending(compat, fn):
+    """A link method that first moves its link to the stand-in, when test code calls it."""
+    return _moving_links(compat, fn, lambda self, args: (self,))
+
+
+def _optimizer_sending(compat, fn):
+    """``Optimizer.setup`` or ``update`` that first moves the link it is given (or its target)
+    to the stand-in, when test code calls it."""
+    return _moving_links(compat, fn, lambda self, args: (*args[:1], getattr(self, "target", None)))
 
 
 def _function_sending(compat, fn):
