@@ -192,8 +192,9 @@ def _extremum(name: str, method: str):
     def vjp(g, ans, x, *, axis, keepdims):
         # the gradient is shared equally among tied extrema
         hit = equal(x, unbox_all(_expand(ans, x, axis, keepdims)))
-        count = hit.sum(axis=axis, keepdims=True)
-        return divide(where(hit, _expand(g, x, axis, keepdims), 0), count)  # keeps g's dtype
+        # in g's dtype: the count of a 0-d x is a NumPy integer scalar, which would promote g
+        count = backend.xp(hit).asarray(hit.sum(axis=axis, keepdims=True), dtype=unbox_all(g).dtype)
+        return divide(where(hit, _expand(g, x, axis, keepdims), 0), count)
 
     def reduce(x, axis=None, keepdims: bool = False):
         return impl(x, axis=_axes(axis, x), keepdims=keepdims)

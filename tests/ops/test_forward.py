@@ -248,6 +248,14 @@ def test_reduction_of_0d(name):
     assert_same(getattr(ops, name)(x), REDUCTIONS[name](x), numpy.float32)
 
 
+@pytest.mark.parametrize("name", list(REDUCTIONS))
+@pytest.mark.parametrize("dtype", [numpy.float16, numpy.float32])
+def test_the_gradient_of_a_reduction_of_0d_keeps_its_dtype(name, dtype):
+    # max/min's gradient once divided by the tie count, a NumPy int64 scalar for a 0-d x: float64
+    g = fnet.grad(getattr(ops, name))(numpy.array(0.75, dtype))
+    assert g.dtype == dtype and g.shape == ()
+
+
 def test_var_std_ddof():
     x = _rng(6).standard_normal((3, 5))
     assert_same(ops.var(x, 1, ddof=1), numpy.var(x, 1, ddof=1))
