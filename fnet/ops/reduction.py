@@ -193,7 +193,7 @@ def _extremum(name: str, method: str):
         # the gradient is shared equally among tied extrema
         hit = equal(x, unbox_all(_expand(ans, x, axis, keepdims)))
         # in g's dtype: the count of a 0-d x is a NumPy integer scalar, which would promote g
-        count = backend.xp(hit).asarray(hit.sum(axis=axis, keepdims=True), dtype=unbox_all(g).dtype)
+        count = hit.sum(axis=axis, keepdims=True).astype(unbox_all(g).dtype)
         return divide(where(hit, _expand(g, x, axis, keepdims), 0), count)
 
     def reduce(x, axis=None, keepdims: bool = False):
