@@ -19,7 +19,7 @@ from ..autodiff.tracer import unbox_all
 from ..errors import InvalidInputError, NonDifferentiableError, ShapeError, aval, message
 from ..recording._record import active_recorder, record_call
 from .elementwise import add, divide, multiply, negative, reciprocal, subtract
-from .linalg import _swap, in_linalg_precision, matmul, solve_triangular, tril, triu
+from .linalg import _swap, explain_lapack, in_linalg_precision, matmul, solve_triangular, tril, triu
 from .reduction import sum as _reduce_sum
 from .shape import _shape, expand_dims
 
@@ -123,14 +123,7 @@ def _reciprocal_gaps(values, squared: bool):
 
 
 def _explain_lapack(name: str):
-    def explain(error, a, **params):
-        if not isinstance(error, numpy.linalg.LinAlgError):
-            return None
-        return InvalidInputError(
-            message(name, f"LAPACK could not decompose a: {error}", {"a": a}, "check a for NaN or infinity")
-        )
-
-    return explain
+    return explain_lapack(name, "LAPACK could not decompose a", "check a for NaN or infinity")
 
 
 # -- svd -------------------------------------------------------------------------------------

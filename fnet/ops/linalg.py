@@ -212,15 +212,20 @@ def in_linalg_precision(function):
     return run
 
 
-def _explain_singular(name: str):
-    def explain(error, a, *rest):
+def explain_lapack(name: str, what: str, hint: str):
+    """An explainer for ``defexplain``: LAPACK's ``LinAlgError`` as an ``InvalidInputError``
+    saying ``what`` of the operand ``a`` (``"...: {error}"``), with ``hint``."""
+
+    def explain(error, a, *rest, **params):
         if not isinstance(error, numpy.linalg.LinAlgError):
             return None
-        return InvalidInputError(
-            message(name, f"the matrix is singular or not square: {error}", {"a": a}, "check a's rank")
-        )
+        return InvalidInputError(message(name, f"{what}: {error}", {"a": a}, hint))
 
     return explain
+
+
+def _explain_singular(name: str):
+    return explain_lapack(name, "the matrix is singular or not square", "check a's rank")
 
 
 @primitive
