@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import functools
 import operator
-import secrets
 
 import numpy
 
@@ -75,8 +74,8 @@ class Communicator:
         self._allreduce = PackedAllreduce(self.mpi_comm, self._mpi)
         names = self.allgather_obj(self._mpi.Get_processor_name())
         self.intra_rank, self.intra_size, self.inter_rank, self.inter_size = _node_ranks(names, self.rank)
-        if self.size > 1 and failure.watch_wanted() and self._spans_the_world():
-            failure.watch(self, self.bcast_obj(secrets.token_hex(8) if self.rank == 0 else None))
+        if self.size > 1 and self._spans_the_world():
+            failure.watch(self)
 
     def _spans_the_world(self) -> bool:
         same = self.mpi_comm.Compare(self._mpi.COMM_WORLD)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import secrets
 import socket
 import subprocess
 import sys
@@ -34,20 +35,15 @@ _watch_asked = False
 _connection: socket.socket | None = None
 
 
-def watch_wanted() -> bool:
-    """True until the first communicator over the world has asked for the watcher (every rank
-    asks at the same point: starting it takes collectives)."""
-    return not _watch_asked
-
-
-def watch(comm, job: str) -> bool:
+def watch(comm) -> bool:
     """Connect this rank to its machine's watcher, which the machine's first rank starts (once per
-    process; ``comm`` spans the world, ``job`` is a token that its ranks share). False when it was
-    asked for already or ``FNET_DISTRIBUTED_WATCHER=0``; every rank must call it."""
+    process; ``comm`` spans the world, and every rank must call this at the same point: it takes
+    collectives). False when it was asked for already or ``FNET_DISTRIBUTED_WATCHER=0``."""
     global _watch_asked, _connection
     if _watch_asked:
         return False
     _watch_asked = True
+    job = comm.bcast_obj(secrets.token_hex(8) if comm.rank == 0 else None)  # names the job's sockets
     if os.environ.get("FNET_DISTRIBUTED_WATCHER", "1") == "0":
         return False
     address = f"fnet-distributed-{job}-{comm.inter_rank}"
