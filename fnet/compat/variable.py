@@ -308,9 +308,7 @@ class Variable:
                     "  hint: set it manually, or call cleargrad() (cleargrads() on its link) beforehand"
                 )
             return None
-        if g._chx is None and self._chx is not None:
-            g._present(self._chx.device)  # a gradient backward stored as NumPy data
-        return g.array
+        return self.grad_var.array  # (presented on the ChainerX device where the variable is)
 
     @grad.setter
     def grad(self, g) -> None:
@@ -352,7 +350,7 @@ class Variable:
         """The gradient as a Variable (with a graph after ``enable_double_backprop``), or None."""
         g = self._grad_var
         if g is not None and g._chx is None and self._chx is not None:
-            g._present(self._chx.device)
+            g._present(self._chx.device)  # a gradient backward stored as NumPy data
         return g
 
     @grad_var.setter
