@@ -187,6 +187,8 @@ class GpuDevice(Device):
 
     def send(self, array):
         cupy = self.xp
+        if type(array) in _module_of and get_device_from_array(array) == self:
+            return array  # a stand-in (a captured array) of an array already here
         with cupy.cuda.Device(self.id):
             return cupy.asarray(array)
 

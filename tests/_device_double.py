@@ -146,6 +146,9 @@ class DeviceArray(numpy.ndarray):
     def get(self):
         return self.view(numpy.ndarray).copy()
 
+    def __repr__(self) -> str:  # CuPy's: ``array([1., 2.], dtype=float32)``, as NumPy's
+        return repr(self.view(numpy.ndarray))
+
     def __reduce__(self):  # pickled as a CuPy array is: its data comes back on the device
         return _on_the_device, (self.get(),)
 

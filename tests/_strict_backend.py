@@ -174,16 +174,23 @@ def _send_transforms() -> None:
     transform.__getattribute__ = getattribute
 
 
-def _on_the_device(init):
-    """An updater's ``__init__`` that puts the model and its batches on the stand-in device when
-    test code names none (as a test on a GPU would pass ``device='@cupy:0'``)."""
+def _on_the_device(init, before=None):
+    """An updater's (or evaluator's) ``__init__`` that puts the model and its batches on the
+    stand-in device when test code names none (as a test on a GPU would pass
+    ``device='@cupy:0'``); ``before(args, kwargs)`` runs first then (to move links)."""
     position = list(inspect.signature(init).parameters).index("device") - 1  # in args, after self
 
     @functools.wraps(init)
     def call(self, *args, **kwargs):
-        given = len(args) > position or kwargs.get("device") is not None
+        given = len(args) > position and args[position] is not None or kwargs.get("device") is not None
         if not _called_from_fnet() and not given:
-            kwargs["device"] = fnet.backend.get_device("@cupy:0")  # fnet's Device: no compat reader
+            if before is not None:
+                before(args, kwargs)
+            device = fnet.backend.get_device("@cupy:0")  # fnet's Device: no compat reader
+            if len(args) > position:  # a None given in its place
+                args = (*args[:position], device, *args[position + 1 :])
+            else:
+                kwargs["device"] = device
         init(self, *args, **kwargs)
 
     return call
@@ -201,6 +208,17 @@ def _as_views():
         yield
     finally:
         _device_double.transfers_as_views(False)
+
+
+def _in_views(fn):
+    """``fn``, whose host-to-device copies are views (``_as_views``)."""
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        with _as_views():
+            return fn(*args, **kwargs)
+
+    return call
 
 
 def _send_link(compat, link) -> None:
@@ -257,10 +275,11 @@ def _function_sending(compat, fn):
     return call
 
 
-def _send_everywhere(given) -> None:
-    """``given`` replaced by its sender in each ``fnet.compat`` module that holds it (Chainer's
-    module paths: ``chainer.grad is chainer.function_node.grad`` still holds)."""
-    sending = _sending(given)
+def _send_everywhere(given, sending=None) -> None:
+    """``given`` replaced by its sender (``sending``, or one that sends its arrays) in each
+    ``fnet.compat`` module that holds it (Chainer's module paths: ``chainer.grad is
+    chainer.function_node.grad`` still holds)."""
+    sending = sending or _sending(given)
     for module in list(sys.modules.values()):
         if getattr(module, "__name__", "").startswith("fnet.compat"):
             for name, value in list(vars(module).items()):
@@ -325,6 +344,32 @@ def _send_compat() -> None:
     _on_every_subclass(
         compat.Optimizer, _patch_defined(("setup", "update"), functools.partial(_optimizer_sending, compat))
     )
+    onnx_chainer = importlib.import_module("fnet.compat.onnx_chainer")  # export(model, args): both sent
+    for name in ("export", "export_testcase"):
+        given = getattr(onnx_chainer, name)
+        _send_everywhere(given, _function_sending(compat, given))
+    # updaters and evaluators that test code gives no device feed their batches to the stand-in,
+    # where the models are (an evaluator's target moved first, as a test on a GPU would)
+    standard = fnet.training.updaters.StandardUpdater
+    standard.__init__ = _in_views(_on_the_device(standard.__init__))
+    evaluator = fnet.training.extensions.Evaluator
+
+    def move_target(args, kwargs):  # the target's links, and an eval_func that is a link
+        target = args[1] if len(args) > 1 else kwargs.get("target")
+        eval_func = args[5] if len(args) > 5 else kwargs.get("eval_func")
+        for link in (*(target.values() if isinstance(target, dict) else (target,)), eval_func):
+            _send_link(compat, link)
+
+    evaluator.__init__ = _on_the_device(evaluator.__init__, before=move_target)
+
+
+def compat_gpu_id() -> int:
+    """The GPU a Chainer program in a test should pick (its ``gpu_id``): 0, the stand-in, with
+    ``--backend=strict-compat``; else -1, the host (a guide's "set to -1 if you use CPU")."""
+    return 0 if _compat_on_device else -1
+
+
+_compat_on_device: list = []
 
 
 def install(compat: bool = False) -> None:
@@ -362,6 +407,7 @@ def install(compat: bool = False) -> None:
             setattr(fnet.testing, name, _sending(attr))
     if compat:
         _send_compat()
+        _compat_on_device.append(True)
 
 
 _SAME_OBJECT = "asserts that fnet returned the very array it was given (the sender gave fnet a device view)"
@@ -377,6 +423,13 @@ _CUPY_INTERNALS = "hooks into CuPy's memory allocator (cupy.cuda.memory_hook), w
 _CPU_ONLY = (
     "defines only the host's code (forward_cpu, update_core_cpu), which a GPU does not run "
     "(Chainer raises the same error)"
+)
+_HOST_ON_PURPOSE = (
+    "runs its updater on the host on purpose (device '@numpy', or workers on CPU devices), where "
+    "the stand-in has moved its models"
+)
+_NO_DEVICE = (
+    "asserts that an updater given no device has none (given none by test code, it gets the stand-in)"
 )
 
 # Tests whose assertions are about the host itself, not about fnet's values: not run here.
@@ -453,6 +506,22 @@ NOT_RUN = {
     "tests/compat/links/test_vision.py::"
     "test_functions_lists_child_links_and_chainer_functions": _INTROSPECTION,
     "tests/compat/test_optimizer.py::test_a_user_defined_gradient_method_and_rule": _CPU_ONLY,
+    "tests/compat/test_tutorials.py::test_new_style_muladd": _CPU_ONLY,
+    "tests/compat/test_tutorials.py::test_new_style_muladd_supports_double_backprop": _CPU_ONLY,
+    "tests/compat/test_tutorials.py::test_new_style_wrapper_returns_the_output_tuple": _CPU_ONLY,
+    "tests/compat/test_tutorials.py::test_old_style_muladd": _CPU_ONLY,
+    "tests/compat/test_tutorials.py::test_old_style_wrapper": _CPU_ONLY,
+    "tests/compat/test_tutorials.py::test_new_style_elementwise_kernel_sample_on_numpy": _KERNELS,
+    "tests/compat/test_tutorials.py::test_gpu_samples[OLD_ELEMENTWISE-True]": _KERNELS,
+    "tests/compat/test_tutorials.py::test_gpu_samples[VARIADIC_KERNEL-True]": _KERNELS,
+    "tests/training/test_updaters.py::test_standard_updater_names_counts_and_epochs": _NO_DEVICE,
+    "tests/training/test_updaters.py::"
+    "test_standard_updater_converters_devices_and_loss_functions": _HOST_ON_PURPOSE,
+    "tests/training/test_updaters.py::test_parallel_updater_observers_and_explicit_models": _HOST_ON_PURPOSE,
+    "tests/training/test_updaters.py::"
+    "test_multiprocess_parallel_updater_on_cpu_matches_the_summed_update": _HOST_ON_PURPOSE,
+    "tests/training/test_multiprocess_worker_death.py::"
+    "test_a_worker_killed_between_steps_is_named_with_its_signal": _HOST_ON_PURPOSE,
     "tests/functions/test_sparse.py::test_padding_gets_no_gradient": _SPARSE,
     "tests/functions/test_sparse.py::test_sparse_matmul_grads": _SPARSE,
     "tests/functions/test_sparse.py::test_sparse_matmul_mixed_dtypes": _SPARSE,
@@ -461,5 +530,6 @@ NOT_RUN = {
 
 
 def reason_not_run(nodeid: str) -> str | None:
-    """Why the test ``nodeid`` is not run on the strict backend, or None."""
-    return NOT_RUN.get(nodeid.split("[")[0])
+    """Why the test ``nodeid`` is not run on the strict backend (named with its parameters, or
+    without for all of them), or None."""
+    return NOT_RUN.get(nodeid) or NOT_RUN.get(nodeid.split("[")[0])

@@ -116,7 +116,8 @@ class _Writer:
     """Writes ops out as Python statements; constants go into the function's namespace."""
 
     def __init__(self):
-        self.namespace: dict = {"_shape_changed": _shape_changed}
+        # the generated code's module is this one: what it does is fnet's (to tools that ask)
+        self.namespace: dict = {"__name__": __name__, "_shape_changed": _shape_changed}
         self.constants: dict = {}
 
     def constant(self, value) -> str:

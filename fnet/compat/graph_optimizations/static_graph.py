@@ -18,8 +18,7 @@ from __future__ import annotations
 
 import warnings
 
-import numpy
-
+from ... import backend
 from ...autodiff import Tracer, backward
 from ...errors import CaptureError
 from ...recording import CapturedArray, is_recording
@@ -95,7 +94,7 @@ class StaticScheduleFunction(FunctionNode):
             if getattr(link, name) is not value:
                 setattr(link, name, value)
         self.residuals = tuple(residuals)
-        self.output_layouts = tuple((y.shape, y.dtype) for y in outputs)
+        self.output_layouts = tuple((y.shape, y.dtype, backend.xp(y)) for y in outputs)
         return tuple(outputs)
 
     def backward(self, target_input_indexes, grad_outputs):
@@ -105,8 +104,8 @@ class StaticScheduleFunction(FunctionNode):
                 "has no backward pass\n  hint: call the chain with backprop enabled to train it"
             )
         gys = []
-        for g, (shape, dtype) in zip(grad_outputs, self.output_layouts):
-            gys.append(numpy.zeros(shape, dtype) if g is None else g.array)
+        for g, (shape, dtype, xp) in zip(grad_outputs, self.output_layouts):
+            gys.append(xp.zeros(shape, dtype) if g is None else g.array)
         grads = self.schedule.backward.replay(*self.residuals, *gys)
         return tuple(None if grads[i] is None else Variable(grads[i]) for i in target_input_indexes)
 
@@ -145,6 +144,13 @@ def _signature(params, slots, variables) -> tuple:
     return bool(config.train), bool(config.enable_backprop), tuple(layout)
 
 
+def _ones_on_its_device(y):
+    """Ones shaped like the recorded output ``y``, on the device of its value (the seed of the
+    recorded backward pass)."""
+    value = y.value if type(y) is CapturedArray else y
+    return backend.xp(value).ones(value.shape, value.dtype)
+
+
 def _record(func, chain, args_shape, params, slots, variables, with_backward: bool, name: str):
     """Run ``func`` once, define-by-run, recording it; the schedule and this call's results."""
     recording = PhasedRecording()
@@ -168,7 +174,7 @@ def _record(func, chain, args_shape, params, slots, variables, with_backward: bo
             recording.mark()
             gys, grads = [], []
             if with_backward:
-                gys = recording.inputs([numpy.ones(y.shape, y.dtype) for y in outputs])
+                gys = recording.inputs([_ones_on_its_device(y) for y in outputs])
                 roots = [(y._data, g) for y, g in zip(out_vars, gys) if type(y._data) is Tracer]
                 got = backward(roots)
                 for v in [*params, *stand_ins]:

@@ -26,6 +26,7 @@ import types
 
 import numpy
 
+from ..._strict_backend import compat_gpu_id
 from ...compat.tutorials import namespace, run_code
 from ...data import fake_cache
 from . import dcgan, glance, mnist_trainer, recurrent_nets, shrink, train_loop
@@ -158,6 +159,8 @@ def _run(ns: dict, samples, name: str) -> tuple[dict, str]:
 def run_glance() -> tuple[dict, str]:
     """'Chainer at a Glance', with ``mushrooms.csv`` in the current directory."""
     samples = list(glance.SAMPLES)
+    # the guide's updater and evaluator on the host (device=-1), or the stand-in GPU's
+    samples = [sample.replace("device=-1", f"device={compat_gpu_id()}") for sample in samples]
     # Shrunk: 4 epochs instead of 50, a snapshot every 2 epochs instead of 20.
     samples[samples.index(glance.TRAINER)] = shrink(glance.TRAINER, ("(50, 'epoch')", "(4, 'epoch')"))
     samples[samples.index(glance.SNAPSHOT)] = shrink(glance.SNAPSHOT, ("(20, 'epoch')", "(2, 'epoch')"))
@@ -167,8 +170,8 @@ def run_glance() -> tuple[dict, str]:
 
 def _mnist_trainer_samples(max_epoch: int) -> list[str]:
     samples = list(mnist_trainer.SAMPLES)
-    # The guide's own note: "Set to -1 if you use CPU".
-    samples[2] = shrink(mnist_trainer.MODEL, ("gpu_id = 0", "gpu_id = -1"))
+    # The guide's own note: "Set to -1 if you use CPU" (0 stays with --backend=strict-compat).
+    samples[2] = shrink(mnist_trainer.MODEL, ("gpu_id = 0", f"gpu_id = {compat_gpu_id()}"))
     # Shrunk: ``max_epoch`` epochs; section 8 loads the model of the last one.
     samples[3] = shrink(mnist_trainer.UPDATER, ("max_epoch = 10", f"max_epoch = {max_epoch}"))
     samples[7] = shrink(mnist_trainer.EVALUATE, ("model_epoch-10", f"model_epoch-{max_epoch}"))
@@ -208,8 +211,8 @@ def run_train_loop() -> tuple[dict, list[str]]:
     ns, printed = namespace(), []
     for sample in train_loop.SAMPLES:
         if sample is train_loop.NETWORK:
-            # The guide's own note: "Set to -1 if you use CPU".
-            sample = shrink(sample, ("gpu_id = 0", "gpu_id = -1"))
+            # The guide's own note: "Set to -1 if you use CPU" (0 stays with --backend=strict-compat).
+            sample = shrink(sample, ("gpu_id = 0", f"gpu_id = {compat_gpu_id()}"))
         printed.append(_run(ns, [sample], train_loop.__name__)[1])
     return ns, printed
 
@@ -313,7 +316,8 @@ def run_dcgan() -> tuple[dict, str]:
     ns["args"] = argparse.Namespace(
         batchsize=5, epoch=2, n_hidden=10, seed=0, snapshot_interval=2, display_interval=1, out="result"
     )
-    run_code("device = chainer.get_device('-1')\ndevice.use()", ns)  # as train_dcgan.py does
+    # as train_dcgan.py does, with its --device default (-1), or the stand-in GPU's
+    run_code(f"device = chainer.get_device('{compat_gpu_id()}')\ndevice.use()", ns)
     samples = list(dcgan.SAMPLES)
     # Shrunk: 16 channels in the widest layers instead of 512.
     samples[samples.index(dcgan.MODELS)] = shrink(
