@@ -334,16 +334,28 @@ def _send_compat() -> None:
     node = compat.FunctionNode
     node.apply = _sending(node.apply, method=True)
     _on_every_subclass(compat.Distribution, _send_distribution_methods)
-    distributions = compat.distributions  # its functions, private ones too (Chainer's tests call them)
-    for attr in list(vars(distributions).values()):
-        if inspect.isfunction(attr) and attr.__module__ == distributions.__name__:
-            _send_everywhere(attr)
+    # modules whose functions, private ones too, Chainer's tests (and these) call with arrays
+    for name in ("distributions", "_backprop_utils", "link_hooks.spectral_normalization"):
+        module = importlib.import_module(f"fnet.compat.{name}")
+        for attr in list(vars(module).values()):
+            if inspect.isfunction(attr) and attr.__module__ == module.__name__:
+                _send_everywhere(attr)
     _on_every_subclass(
         compat.Link, _patch_defined(("__call__", "forward"), functools.partial(_link_sending, compat))
     )
     _on_every_subclass(
         compat.Optimizer, _patch_defined(("setup", "update"), functools.partial(_optimizer_sending, compat))
     )
+    # a test case's host configuration runs it on the stand-in, as the case's use_cuda one would
+    config = compat.testing.BackendConfig
+    chosen = config.device
+
+    def device(self):
+        if not (self.use_cuda or self.use_chainerx or self.use_ideep != "never"):
+            return compat.backend.GpuDevice.from_device_id(0)
+        return chosen.fget(self)
+
+    config.device = property(device, doc=chosen.__doc__)
     onnx_chainer = importlib.import_module("fnet.compat.onnx_chainer")  # export(model, args): both sent
     for name in ("export", "export_testcase"):
         given = getattr(onnx_chainer, name)
@@ -428,6 +440,8 @@ _HOST_ON_PURPOSE = (
     "runs its updater on the host on purpose (device '@numpy', or workers on CPU devices), where "
     "the stand-in has moved its models"
 )
+_HOST_LINK = "asserts what is done to a link on the host (refused as not on a GPU, or packed there)"
+_HOST_CONFIG = "asserts that a host BackendConfig is the host's (with strict-compat it names the stand-in)"
 _NO_DEVICE = (
     "asserts that an updater given no device has none (given none by test code, it gets the stand-in)"
 )
@@ -506,6 +520,15 @@ NOT_RUN = {
     "tests/compat/links/test_vision.py::"
     "test_functions_lists_child_links_and_chainer_functions": _INTROSPECTION,
     "tests/compat/test_optimizer.py::test_a_user_defined_gradient_method_and_rule": _CPU_ONLY,
+    "tests/compat/test_chainerx_integration.py::test_a_variable_holds_a_chainerx_array": _HOST_MODULE,
+    "tests/compat/test_chainerx_integration.py::"
+    "test_variable_to_chx_and_from_chx_share_the_memory": _SAME_OBJECT,
+    "tests/compat/test_chainerx_integration.py::"
+    "test_copydata_writes_into_a_chainerx_variables_memory": _HOST_MODULE,
+    "tests/compat/test_training_modules.py::"
+    "test_multiprocess_parallel_updater_packs_gradients_as_chainer": _HOST_LINK,
+    "tests/compat/testing/test_backend.py::test_defaults_and_text": _HOST_CONFIG,
+    "tests/compat/testing/test_backend.py::test_within_the_block_the_configuration_is_set": _HOST_CONFIG,
     "tests/compat/test_tutorials.py::test_new_style_muladd": _CPU_ONLY,
     "tests/compat/test_tutorials.py::test_new_style_muladd_supports_double_backprop": _CPU_ONLY,
     "tests/compat/test_tutorials.py::test_new_style_wrapper_returns_the_output_tuple": _CPU_ONLY,

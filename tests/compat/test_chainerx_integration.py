@@ -304,3 +304,19 @@ def test_an_optimizer_updates_a_chainerx_link_in_place_as_it_updates_a_numpy_one
         got = chainerx.to_numpy(getattr(on_chx, name).array)
         # the same arithmetic, though NumPy's links update in one batch and ChainerX's one by one
         numpy.testing.assert_array_max_ulp(got, getattr(on_numpy, name).array, maxulp=4)
+
+
+@pytest.mark.gpu
+def test_a_gpu_array_goes_to_chainerx_cuda_and_back_sharing_its_memory():
+    # as Chainer's to_chx: a CuPy array becomes a ChainerX array on its GPU, one memory
+    cupy = chainer.backends.cuda.cupy
+    a = cupy.asarray(f32(1, 2))
+    c = backend.to_chx(a)
+    assert c.device is chainerx.get_device("cuda:0") and backend.from_chx(c) is a
+    x = chainer.Variable(cupy.asarray(f32(3, 4)))
+    x.to_chx()
+    assert x.device == chainer.get_device("cuda:0") and x.array.tolist() == [3.0, 4.0]
+    on_host = chainerx.array(a, device="native:0")
+    a[0] = 9.0  # the native copy does not see it; the cuda array does
+    assert on_host.tolist() == [1.0, 2.0] and c.tolist() == [9.0, 2.0]
+    assert chainerx.array(a, dtype="float64").dtype == chainerx.float64

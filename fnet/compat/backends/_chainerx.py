@@ -115,11 +115,11 @@ def array_to_chx(array, device=None):
         )
     if isinstance(array, chainerx.ndarray):
         return array if device is None or device is array.device else array.to_device(device)
-    if isinstance(array, numpy.ndarray):
-        return chainerx.array(array, device=device or chainerx.get_device("native", 0), copy=False)
-    if cuda.available and isinstance(array, cuda.ndarray):
+    if cuda.available and isinstance(array, cuda.ndarray):  # first: a test's stand-in is a NumPy subclass
         target = device or chainerx.get_device("cuda", array.device.id)
         return chainerx.array(array, device=target, copy=False)
+    if isinstance(array, numpy.ndarray):
+        return chainerx.array(array, device=device or chainerx.get_device("native", 0), copy=False)
     raise TypeError(
         message(
             "to_chx",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy
 
-from ... import ops
+from ... import backend, ops
 from ...autodiff import unbox_all
 from ...errors import message
 from ._array import in_numpy_layout, ndarray, raw, run, wrap
@@ -72,6 +72,21 @@ def _from_host(data, device) -> ndarray:
     return wrap(data if device.xp is numpy else device.xp.asarray(data), device)
 
 
+def _from_gpu(data, dtype, copy: bool, device) -> ndarray:
+    """A CuPy array as an ndarray: on its own GPU (``cuda:N``) unless ``device`` names another
+    device, sharing its memory unless ``copy``, a cast or a move makes new data."""
+    target = get_device("cuda", data.device.id) if device is None else get_device(device)
+    if dtype is not None and to_dtype(dtype) != data.dtype:
+        data, copy = data.astype(to_dtype(dtype)), False
+    check_dtype("array", data.dtype)
+    if target.xp is numpy:
+        return wrap(backend.to_cpu(data), target)
+    if target.index != data.device.id:
+        with target.xp.cuda.Device(target.index):
+            return wrap(target.xp.array(data), target)
+    return wrap(data.copy() if copy else data, target)
+
+
 def array(obj, dtype=None, copy=True, device=None) -> ndarray:
     """An array holding ``obj`` (an ndarray, a NumPy array, nested lists, a scalar); a copy
     unless ``copy`` is False and ``obj`` is already an ndarray of that dtype and device."""
@@ -81,6 +96,8 @@ def array(obj, dtype=None, copy=True, device=None) -> ndarray:
         if dtype is not None and to_dtype(dtype) != result.dtype:
             return result.astype(dtype)
         return result.copy() if copy and result is obj else result
+    if backend.is_array(obj) and backend.xp(obj) is not numpy:
+        return _from_gpu(obj, dtype, copy, device)
     device = get_device(device)
     # ChainerX's copy=False shares the data where it can and copies otherwise (NumPy 2's None)
     dtype = None if dtype is None else to_dtype(dtype)
