@@ -326,6 +326,8 @@ class _Special(types.ModuleType):
     def __getattr__(self, name):
         import scipy.special
 
+        if name.startswith("__"):  # a module's own attributes (__file__...), which it has none of
+            raise AttributeError(name)
         attr = getattr(scipy.special, name)
         return lambda *args: _wrap(attr(*_plain(list(args))))
 
