@@ -483,6 +483,7 @@ NOT_RUN = {
     "tests/ops/test_device_leaks.py::test_where_with_a_host_condition_names_both_devices": _OWN_DEVICE,
     "tests/ops/test_device_leaks.py::test_matmul_of_host_and_device_arrays_names_both_devices": _OWN_DEVICE,
     "tests/ops/test_device_leaks.py::test_ops_mixing_host_and_device_operands_name_both_devices": _OWN_DEVICE,
+    "tests/onnx/test_export_device.py::test_export_on_the_device_writes_the_hosts_file": _OWN_DEVICE,
     "tests/compat/test_functions.py::"
     "test_argmax_crf1d_gives_the_score_as_a_variable_and_the_path_as_arrays": _HOST_TYPE,
     "tests/compat/test_functions.py::test_zoneout_draws_its_flag_with_numpy_random_rand": _SAME_OBJECT,

@@ -12,7 +12,7 @@ import math
 
 import numpy
 
-from .graph import INT64_MIN, Call, Graph
+from .graph import INT64_MIN, Call, Graph, dtype_of, host, is_ndarray, shape_of
 
 __all__ = ["CONVERTERS", "UNCONVERTED", "Unsupported"]
 
@@ -37,14 +37,10 @@ def _register(*keys):
     return put
 
 
-def _shape(value) -> tuple:
-    return tuple(numpy.shape(value))
-
-
 def _f64(g: Graph, x: str, call: Call, op_chain) -> str:
     """``op_chain(g, x)`` computed in float64 and cast back (for functions that lose accuracy
     when composed in float32: expm1 = exp - 1 near 0, log1p)."""
-    dtype = numpy.asarray(call.ans).dtype
+    dtype = dtype_of(call.ans)
     return g.cast(op_chain(g, g.cast(x, numpy.float64)), dtype)
 
 
@@ -103,8 +99,7 @@ for _name, _op in _BINARY.items():
 
 def _bools(g: Graph, call: Call) -> list:
     return [
-        name if numpy.asarray(a).dtype == bool else g.cast(name, bool)
-        for name, a in zip(call.inputs, call.args)
+        name if dtype_of(a).kind == "b" else g.cast(name, bool) for name, a in zip(call.inputs, call.args)
     ]
 
 
@@ -140,7 +135,7 @@ def _fix(g: Graph, call: Call) -> str:
 
 @_register("floor_divide")
 def _floor_divide(g: Graph, call: Call) -> str:
-    dtype = numpy.asarray(call.ans).dtype
+    dtype = dtype_of(call.ans)
     x, y = (g.cast(i, numpy.float64) for i in call.inputs)
     return g.cast(g.node("Floor", [g.node("Div", [x, y])]), dtype)
 
@@ -170,10 +165,10 @@ def _astype(g: Graph, call: Call) -> str:
 @_register("_where")
 def _where(g: Graph, call: Call) -> str:
     condition, x, y = call.inputs
-    if numpy.asarray(call.args[0]).dtype != bool:
+    if dtype_of(call.args[0]).kind != "b":
         condition = g.cast(condition, bool)
-    dtype = numpy.asarray(call.ans).dtype
-    x, y = (n if numpy.asarray(a).dtype == dtype else g.cast(n, dtype) for n, a in zip((x, y), call.args[1:]))
+    dtype = dtype_of(call.ans)
+    x, y = (n if dtype_of(a) == dtype else g.cast(n, dtype) for n, a in zip((x, y), call.args[1:]))
     return g.node("Where", [condition, x, y])
 
 
@@ -243,7 +238,7 @@ def _squeeze_gate(g: Graph, gate: str) -> str:
 
 @_register("lstm_activate")
 def _lstm_activate(g: Graph, call: Call) -> str:
-    shape = _shape(call.args[0])
+    shape = shape_of(call.args[0])
     a, i, f, o = _lstm_gates(g, call.inputs[0], shape)
     gates = [g.node("Tanh", [a])] + [g.node("Sigmoid", [v]) for v in (i, f, o)]
     n, width = shape[0], shape[1]
@@ -254,39 +249,39 @@ def _lstm_activate(g: Graph, call: Call) -> str:
 @_register("lstm_cell")
 def _lstm_cell(g: Graph, call: Call) -> str:
     c_prev, act = call.inputs
-    a, i, f, _ = (_squeeze_gate(g, v) for v in _lstm_gates(g, act, _shape(call.args[1])))
+    a, i, f, _ = (_squeeze_gate(g, v) for v in _lstm_gates(g, act, shape_of(call.args[1])))
     return g.node("Add", [g.node("Mul", [a, i]), g.node("Mul", [f, c_prev])])
 
 
 @_register("lstm_output")
 def _lstm_output(g: Graph, call: Call) -> str:
     tanh_c, act = call.inputs
-    o = _squeeze_gate(g, _lstm_gates(g, act, _shape(call.args[1]))[3])
+    o = _squeeze_gate(g, _lstm_gates(g, act, shape_of(call.args[1]))[3])
     return g.node("Mul", [o, tanh_c])
 
 
 # -- shapes ------------------------------------------------------------------------------------
 @_register("_reshape")
 def _reshape(g: Graph, call: Call) -> str:
-    return g.reshape(call.inputs[0], _shape(call.args[0]), _shape(call.ans))
+    return g.reshape(call.inputs[0], shape_of(call.args[0]), shape_of(call.ans))
 
 
 @_register("_transpose")
 def _transpose(g: Graph, call: Call) -> str:
     axes = call.params["axes"]
-    ndim = len(_shape(call.args[0]))
+    ndim = len(shape_of(call.args[0]))
     perm = list(reversed(range(ndim))) if axes is None else [int(a) % ndim for a in axes]
     return g.node("Transpose", call.inputs[:1], perm=perm)
 
 
 @_register("_broadcast_to")
 def _broadcast_to(g: Graph, call: Call) -> str:
-    return g.node("Expand", [call.inputs[0], g.ints(_shape(call.ans))])
+    return g.node("Expand", [call.inputs[0], g.ints(shape_of(call.ans))])
 
 
 @_register("_sum_to")
 def _sum_to(g: Graph, call: Call) -> str:
-    before, after = _shape(call.args[0]), _shape(call.ans)
+    before, after = shape_of(call.args[0]), shape_of(call.ans)
     lead = len(before) - len(after)
     axes = list(range(lead)) + [lead + i for i, d in enumerate(after) if d == 1 and before[lead + i] != 1]
     if not axes:
@@ -297,13 +292,13 @@ def _sum_to(g: Graph, call: Call) -> str:
 
 @_register("_concatenate")
 def _concatenate(g: Graph, call: Call) -> str:
-    axis = int(call.params["axis"]) % len(_shape(call.ans))
+    axis = int(call.params["axis"]) % len(shape_of(call.ans))
     return g.node("Concat", call.inputs, axis=axis)
 
 
 @_register("_flip")
 def _flip(g: Graph, call: Call) -> str:
-    ndim = len(_shape(call.args[0]))
+    ndim = len(shape_of(call.args[0]))
     axis = call.params["axis"]
     axes = range(ndim) if axis is None else [axis] if isinstance(axis, int) else axis
     axes = [int(a) % ndim for a in axes]
@@ -315,7 +310,7 @@ def _flip(g: Graph, call: Call) -> str:
 
 @_register("_tile")
 def _tile(g: Graph, call: Call) -> str:
-    shape = _shape(call.args[0])
+    shape = shape_of(call.args[0])
     reps = tuple(int(r) for r in numpy.atleast_1d(call.params["reps"]))
     ndim = max(len(shape), len(reps))
     x = g.reshape(call.inputs[0], shape, (1,) * (ndim - len(shape)) + shape)
@@ -324,10 +319,8 @@ def _tile(g: Graph, call: Call) -> str:
 
 @_register("_pad_constant")
 def _pad(g: Graph, call: Call) -> str:
-    widths = numpy.broadcast_to(
-        numpy.asarray(call.params["pad_width"], numpy.int64), (len(_shape(call.args[0])), 2)
-    )
-    value = numpy.asarray(call.params["constant_values"])
+    widths = numpy.broadcast_to(host(call.params["pad_width"], numpy.int64), (len(shape_of(call.args[0])), 2))
+    value = host(call.params["constant_values"])
     if value.size != 1:
         raise Unsupported(
             "pads with a different constant on each side, which ONNX's Pad cannot express",
@@ -341,7 +334,7 @@ def _pad(g: Graph, call: Call) -> str:
 
 @_register("_permute")
 def _permute(g: Graph, call: Call) -> str:
-    order = numpy.asarray(call.params["order"], numpy.int64)
+    order = host(call.params["order"], numpy.int64)
     return g.node("Gather", [call.inputs[0], g.const(order)], axis=int(call.params["axis"]))
 
 
@@ -362,7 +355,7 @@ def _getitem(g: Graph, call: Call) -> str:
     """NumPy indexing as Slice (slices and basic ints), then Gather or GatherND (integer
     arrays), then a Reshape that drops integer axes and inserts ``None`` axes."""
     x, value = call.inputs[0], call.args[0]
-    shape = _shape(value)
+    shape = shape_of(value)
     index = _expand_ellipsis(tuple(call.params["index"]), len(shape))
     arrays = [
         i for i in index if isinstance(i, numpy.ndarray) or (hasattr(i, "shape") and not isinstance(i, int))
@@ -391,7 +384,7 @@ def _getitem(g: Graph, call: Call) -> str:
             steps.append(1)
             kept.append("int")
         else:
-            kept.append(numpy.asarray(item))
+            kept.append(item if is_ndarray(item) else host(item))  # an input's own array: that input
         axis += 1
     sliced_shape = []
     for a, n in enumerate(shape):
@@ -404,13 +397,13 @@ def _getitem(g: Graph, call: Call) -> str:
     if axes:
         y = g.node("Slice", [x, g.ints(starts), g.ints(ends), g.ints(axes), g.ints(steps)])
     current = tuple(sliced_shape)
-    positions = [a for a, k in enumerate(kept) if isinstance(k, numpy.ndarray)]
+    positions = [a for a, k in enumerate(kept) if is_ndarray(k)]
     if len(positions) == 1:
         (p,) = positions
         y = g.node("Gather", [y, g.const(kept[p])], axis=p)
         current = current[:p] + kept[p].shape + current[p + 1 :]
     elif positions:
-        broadcast = numpy.broadcast_arrays(*[kept[p] for p in positions])
+        broadcast = numpy.broadcast_arrays(*[host(kept[p]) for p in positions])
         rest = [a for a in range(len(current)) if a not in positions]
         y = g.node("Transpose", [y], perm=positions + rest)
         stacked = numpy.stack([b % current[p] for b, p in zip(broadcast, positions)], axis=-1).astype(
@@ -429,7 +422,7 @@ def _getitem(g: Graph, call: Call) -> str:
             )
             y = g.node("Transpose", [y], perm=perm)
             current = tuple(current[a] for a in perm)
-    return g.reshape(y, current, _shape(call.ans))
+    return g.reshape(y, current, shape_of(call.ans))
 
 
 # -- reductions --------------------------------------------------------------------------------
@@ -443,7 +436,7 @@ def _axes(axis, ndim: int):
 
 def _reduction(op: str):
     def convert(g: Graph, call: Call) -> str:
-        ndim = len(_shape(call.args[0]))
+        ndim = len(shape_of(call.args[0]))
         axes = _axes(call.params["axis"], ndim)
         if axes == []:
             return g.node("Identity", call.inputs[:1])
@@ -466,10 +459,10 @@ def _arg(op: str):
         x = call.inputs[0]
         if axis is None:
             y = g.node(op, [g.node("Reshape", [x, g.ints([-1])])], axis=0, keepdims=0)
-            y = g.reshape(y, (), _shape(call.ans))
+            y = g.reshape(y, (), shape_of(call.ans))
         else:
             y = g.node(op, [x], axis=int(axis), keepdims=int(bool(keepdims)))
-        dtype = numpy.asarray(call.ans).dtype
+        dtype = dtype_of(call.ans)
         return y if dtype == numpy.int64 else g.cast(y, dtype)
 
     return convert
@@ -502,17 +495,17 @@ def _det(g: Graph, call: Call) -> str:
 @_register("_triangle")
 def _triangle(g: Graph, call: Call) -> str:
     """A product with the constant triangle (Trilu exists only from opset 14)."""
-    shape = _shape(call.args[0])[-2:]
+    shape = shape_of(call.args[0])[-2:]
     k = int(call.params["k"])
     mask = numpy.tri(*shape, k) if call.params["lower"] else 1 - numpy.tri(*shape, k - 1)
-    return g.node("Mul", [call.inputs[0], g.const(mask.astype(numpy.asarray(call.ans).dtype))])
+    return g.node("Mul", [call.inputs[0], g.const(mask.astype(dtype_of(call.ans)))])
 
 
 # -- connections -------------------------------------------------------------------------------
 @_register("linear")
 def _linear(g: Graph, call: Call) -> str:
     x, W, b = call.inputs
-    if len(_shape(call.args[0])) == 2:
+    if len(shape_of(call.args[0])) == 2:
         return g.node("Gemm", [x, W] + ([b] if b is not None else []), transB=1)
     y = g.node("MatMul", [x, g.node("Transpose", [W], perm=[1, 0])])
     return y if b is None else g.node("Add", [y, b])
@@ -523,7 +516,7 @@ def _embed_id(g: Graph, call: Call) -> str:
     y = g.node("Gather", [call.inputs[0], g.const(call.params["ids"])], axis=0)
     keep = call.params["keep"]
     if keep is not None:
-        y = g.node("Mul", [y, g.const(numpy.asarray(keep, call.ans.dtype)[..., None])])
+        y = g.node("Mul", [y, g.const(host(keep, call.ans.dtype)[..., None])])
     return y
 
 
@@ -598,9 +591,9 @@ def _window_spread(g: Graph, call: Call) -> str:
     """Each pooled value added over its window: a transposed convolution with a kernel of ones
     per channel, whose padding crops the result."""
     plan = call.params["plan"]
-    channels = _shape(call.args[0])[1]
-    ones = g.const(numpy.ones((channels, 1) + tuple(plan.ksize), numpy.asarray(call.ans).dtype))
-    shape = _shape(call.ans)[2:]
+    channels = shape_of(call.args[0])[1]
+    ones = g.const(numpy.ones((channels, 1) + tuple(plan.ksize), dtype_of(call.ans)))
+    shape = shape_of(call.ans)[2:]
     return g.node(
         "ConvTranspose",
         [call.inputs[0], ones],
@@ -619,20 +612,20 @@ def _window_spread(g: Graph, call: Call) -> str:
 def _roi_gather(g: Graph, call: Call) -> str:
     """ROI pooling's weighted gather, at the positions the boxes gave when exported (ONNX's
     MaxRoiPool and RoiAlign quantize and sample differently from Chainer's functions)."""
-    n, c, h, w = _shape(call.args[0])
-    batch, pos, weight = (numpy.asarray(call.params[k]) for k in ("batch", "pos", "weight"))
+    n, c, h, w = shape_of(call.args[0])
+    batch, pos, weight = (host(call.params[k]) for k in ("batch", "pos", "weight"))
     channels = numpy.arange(c).reshape(1, c, 1, 1, 1)
     flat = (batch.reshape(-1, 1, 1, 1, 1) * c + channels) * (h * w) + pos
     x = g.node("Reshape", [call.inputs[0], g.ints([-1])])
     picked = g.node("Gather", [x, g.const(flat.astype(numpy.int64))], axis=0)
-    weighted = g.node("Mul", [picked, g.const(weight.astype(numpy.asarray(call.ans).dtype))])
+    weighted = g.node("Mul", [picked, g.const(weight.astype(dtype_of(call.ans)))])
     return g.reduce("ReduceSum", weighted, [4], keepdims=False)
 
 
 # -- normalization -----------------------------------------------------------------------------
 @_register("l2_norm")
 def _l2_norm(g: Graph, call: Call) -> str:
-    axes = _axes(call.params["axis"], len(_shape(call.args[0])))
+    axes = _axes(call.params["axis"], len(shape_of(call.args[0])))
     return g.reduce("ReduceL2", call.inputs[0], axes, keepdims=True)
 
 
@@ -640,11 +633,11 @@ def _l2_norm(g: Graph, call: Call) -> str:
 def _lrn_window_sum(g: Graph, call: Call) -> str:
     """The sum over the channels within ``half``: a 1-channel convolution along the channels."""
     half = int(call.params["half"])
-    shape = _shape(call.args[0])
+    shape = shape_of(call.args[0])
     n, c = shape[0], shape[1]
     rest = int(numpy.prod(shape[2:], dtype=numpy.int64))
     x = g.node("Reshape", [call.inputs[0], g.ints([n, 1, c, rest])])
-    ones = g.const(numpy.ones((1, 1, 2 * half + 1, 1), numpy.asarray(call.ans).dtype))
+    ones = g.const(numpy.ones((1, 1, 2 * half + 1, 1), dtype_of(call.ans)))
     y = g.node("Conv", [x, ones], kernel_shape=[2 * half + 1, 1], pads=[half, 0, half, 0])
     return g.node("Reshape", [y, g.ints(shape)])
 

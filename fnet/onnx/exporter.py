@@ -10,13 +10,13 @@ import numpy
 import onnx
 from onnx import helper
 
-from .. import tree
+from .. import backend, tree
 from ..autodiff.primitive import Primitive
 from ..autodiff.tracer import Tracer, new_level, recording_everything, unbox, unbox_all
 from ..errors import ExportError, TracerConversionError, message
 from ..io.atomic import atomic_write
 from .converters import CONVERTERS, UNCONVERTED, Unsupported
-from .graph import Call, Graph
+from .graph import Call, Graph, dtype_of, host, is_ndarray, shape_of
 
 __all__ = [
     "export",
@@ -76,13 +76,12 @@ def _names(given, count: int, default: str, what: str) -> list[str]:
 
 def _value_info(name: str, value, dynamic: Mapping):
     """The graph input or output ``name``; the axes that ``dynamic`` lists for it are symbolic."""
-    value = numpy.asarray(value)
     axes = dynamic.get(name, ())
     labels = axes if isinstance(axes, Mapping) else {a: f"{name}_dim{a}" for a in axes}
-    shape: list = list(value.shape)
+    shape: list = list(shape_of(value))
     for axis, label in labels.items():
         shape[axis] = label
-    return helper.make_tensor_value_info(name, helper.np_dtype_to_tensor_dtype(value.dtype), shape)
+    return helper.make_tensor_value_info(name, helper.np_dtype_to_tensor_dtype(dtype_of(value)), shape)
 
 
 def records_between(outputs: list, level: int, stop: set = frozenset(), substitute=None) -> tuple[list, dict]:
@@ -112,7 +111,7 @@ def records_between(outputs: list, level: int, stop: set = frozenset(), substitu
 def _scalar_dtype(args) -> numpy.dtype:
     """The dtype given to a scalar operand: that of the floating array operands if any, else of
     the other arrays (a Python or 0-d scalar is weakly typed, as in fnet's arithmetic)."""
-    arrays = [x for x in args if isinstance(x, numpy.ndarray | numpy.generic) and x.dtype != bool]
+    arrays = [x for x in args if backend.is_array(x) and x.dtype != bool]
     for kinds in ("fc", "iu"):
         dtypes = [x.dtype for x in arrays if x.ndim > 0 and x.dtype.kind in kinds]
         dtypes = dtypes or [x.dtype for x in arrays if x.dtype.kind in kinds]
@@ -122,13 +121,19 @@ def _scalar_dtype(args) -> numpy.dtype:
 
 
 def _operand(g: Graph, value, args):
-    if isinstance(value, numpy.ndarray) and value.ndim > 0:
+    if backend.is_array(value) and value.ndim > 0:
         return g.const(value)
-    if isinstance(value, numpy.ndarray | numpy.generic | bool | int | float):
-        if isinstance(value, numpy.ndarray | numpy.generic) and value.dtype == bool:
-            return g.const(numpy.asarray(value))
-        return g.const(numpy.asarray(value, dtype=_scalar_dtype(args)))
+    if backend.is_array(value) or isinstance(value, bool | int | float):
+        if backend.is_array(value) and value.dtype == bool:
+            return g.const(host(value))
+        return g.const(host(value, _scalar_dtype(args)))
     return None
+
+
+def _as_array(x):
+    """``x`` as an array to box, on the device where it lives; a NumPy scalar or a Python
+    number becomes a host array."""
+    return x if is_ndarray(x) else numpy.asarray(x)
 
 
 def call_site(fn: Callable, args: tuple, primitive, occurrence: int = 0) -> str:
@@ -155,7 +160,7 @@ def call_site(fn: Callable, args: tuple, primitive, occurrence: int = 0) -> str:
         seen[0] += 1
 
     level = new_level()
-    boxed = tree.map(lambda a: Tracer.input(a, level) if isinstance(a, numpy.ndarray) else a, args)
+    boxed = tree.map(lambda a: Tracer.input(a, level) if is_ndarray(a) else a, args)
     previous = sys.getprofile()
     sys.setprofile(profile)
     try:
@@ -198,12 +203,12 @@ def trace(fn: Callable, params, example_args: tuple, level: int):
     non-differentiable primitives applied."""
     param_leaves = []
     for path, leaf in tree.flatten_with_paths(params):
-        if isinstance(leaf, numpy.ndarray | numpy.generic):
-            leaf = Tracer.input(numpy.asarray(leaf), level)
+        if backend.is_array(leaf):
+            leaf = Tracer.input(_as_array(leaf), level)
         param_leaves.append((path, leaf))
     traced_params = _rebuild(params, param_leaves)
     arg_leaves, arg_structure = tree.flatten(example_args)
-    inputs = [Tracer.input(numpy.asarray(a), level) for a in arg_leaves]
+    inputs = [Tracer.input(_as_array(a), level) for a in arg_leaves]
     traced_args = tree.unflatten(arg_structure, inputs)
     with recording_everything(level) as made:
         try:
@@ -241,11 +246,11 @@ def write(
 ) -> onnx.ModelProto:
     """The model computing ``outputs`` (tracers of ``level``) from the graph inputs ``inputs``
     and the initializers ``params`` (both ``(name, tracer)`` pairs; a param becomes an
-    initializer only if it is used). ``made`` are the non-differentiable records of the trace,
-    ``site(record)`` finds a record's call site for messages, ``table`` maps primitive names to
-    converters. ``substitute(record)`` may give ``(parents, converter)`` that replace a
-    record's own (the Chainer layer converts a function call as one node that way).
-    ``named_arrays`` maps arrays (by id) read as constants to initializer names."""
+    initializer only if it is used, in the order given). ``made`` are the non-differentiable
+    records of the trace, ``site(record)`` finds a record's call site for messages, ``table``
+    maps primitive names to converters. ``substitute(record)`` may give ``(parents,
+    converter)`` that replace a record's own (the Chainer layer converts a function call as
+    one node that way). ``named_arrays`` maps arrays (by id) read as constants to initializer names."""
     g = Graph(opset)
     out_names = _names(output_names, len(outputs), "output", "output names")
     g.reserve(out_names + [name for name, _ in inputs])
@@ -257,14 +262,15 @@ def write(
     param_names = {id(t.record): name for name, t in params}
     records, parents_of = records_between(outputs, level, set(names), substitute)
     _check_no_data_reads(records, made, site)
+    used = {id(record): record for record in records}
+    for key, name in param_names.items():  # in the order given, not the order the params were made
+        if key in used and key not in names:  # (moving a model to a device makes them anew)
+            names[key] = g.initializer(used[key].ans, name)
     for record in records:
         if id(record) in names:
             continue
-        if record.primitive is None:
-            if id(record) in param_names:
-                names[id(record)] = g.initializer(record.ans, param_names[id(record)])
-            else:
-                names[id(record)] = g.const(record.ans)  # a tracer made outside: a constant
+        if record.primitive is None:  # a tracer made outside: a constant
+            names[id(record)] = g.const(record.ans)
             continue
         parents, converter = parents_of[id(record)]
         args = [unbox(p, level) for p in parents]  # as the primitive saw them

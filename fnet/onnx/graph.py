@@ -10,12 +10,34 @@ import numpy
 import onnx
 from onnx import helper, numpy_helper
 
+from .. import backend
 from ..errors import ExportError, message
 
-__all__ = ["Graph", "Call", "INT64_MIN", "INT64_MAX"]
+__all__ = ["Graph", "Call", "host", "dtype_of", "shape_of", "is_ndarray", "INT64_MIN", "INT64_MAX"]
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
+
+
+def is_ndarray(x) -> bool:
+    """Whether ``x`` is an array on the host or a device (not a NumPy scalar, not a number)."""
+    return backend.is_array(x) and not isinstance(x, numpy.generic)
+
+
+def host(value, dtype=None) -> numpy.ndarray:
+    """``value`` (an array on any device, a scalar, a list of them) as a C-ordered host array:
+    what a proto holds, the same wherever the traced model lived."""
+    return numpy.asarray(backend.to_cpu(value), dtype=dtype, order="C")
+
+
+def dtype_of(value) -> numpy.dtype:
+    """The dtype of an array on any device, or of a Python scalar (nothing is copied)."""
+    return numpy.dtype(value.dtype) if hasattr(value, "dtype") else numpy.asarray(value).dtype
+
+
+def shape_of(value) -> tuple:
+    """The shape of an array on any device, or of a Python scalar (nothing is copied)."""
+    return tuple(value.shape) if hasattr(value, "shape") else numpy.shape(value)
 
 
 class Call:
@@ -77,20 +99,20 @@ class Graph:
     def initializer(self, array, name: str) -> str:
         """Add ``array`` as an initializer called ``name`` (made unique)."""
         name = self.name(name)
-        self.initializers.append(numpy_helper.from_array(numpy.asarray(array, order="C"), name))
+        self.initializers.append(numpy_helper.from_array(host(array), name))
         return name
 
     def const(self, value, dtype=None) -> str:
         """A ``Constant`` node holding ``value`` (equal small constants are shared); an array
         that is the value of a graph input is that input instead, and one of ``named_arrays``
         (state such as running averages) an initializer of that name."""
-        if isinstance(value, numpy.ndarray) and id(value) in self.inputs_by_value:
+        if backend.is_array(value) and id(value) in self.inputs_by_value:
             return self.inputs_by_value[id(value)]
-        if isinstance(value, numpy.ndarray) and self.named_arrays:
+        if backend.is_array(value) and self.named_arrays:
             named = self._named(value)
             if named is not None:
                 return named
-        array = numpy.asarray(value, dtype=dtype, order="C")
+        array = host(value, dtype)
         key = None
         if array.size <= 16:
             key = (array.dtype.str, array.shape, array.tobytes())
@@ -103,11 +125,12 @@ class Graph:
             self._constants[key] = name
         return name
 
-    def _named(self, value: numpy.ndarray) -> str | None:
+    def _named(self, value) -> str | None:
         """The initializer of a named array that ``value`` is (or is a reshaped view of)."""
         base = value
         while base is not None and id(base) not in self.named_arrays and id(base) not in self.inputs_by_value:
-            base = base.base if isinstance(base.base, numpy.ndarray) else None
+            base = getattr(base, "base", None)
+            base = base if backend.is_array(base) else None
         if base is None or base.size != value.size or not value.flags.c_contiguous:
             return None
         if id(base) in self.named_arrays:  # an initializer, the first time
@@ -122,7 +145,7 @@ class Graph:
 
     def scalar(self, value, like) -> str:
         """A scalar constant of the dtype of array ``like``."""
-        return self.const(numpy.asarray(value, dtype=numpy.asarray(like).dtype))
+        return self.const(host(value, dtype_of(like)))
 
     # -- helpers shared by converters --------------------------------------------------------
     def reduce(self, op: str, x: str, axes, keepdims: bool) -> str:

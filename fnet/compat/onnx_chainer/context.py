@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from onnx import numpy_helper
 
+from ...onnx.graph import host
 from ..variable import Variable
 from . import onnx_helper
 
@@ -70,7 +71,7 @@ class Context:
             raise ValueError(f"Context.add_const: a constant's name has no '/', got {name!r}")
         onnx_name = f"{onnx_helper.get_func_name()}_const_{name}"
         self.set_name(array, onnx_name)
-        tensor = numpy_helper.from_array(array, onnx_name)
+        tensor = numpy_helper.from_array(host(array), onnx_name)
         self.constants.append(onnx_helper.make_node("Constant", [], [onnx_name], value=tensor))
         return onnx_name
 

@@ -22,6 +22,7 @@ from ...autodiff.tracer import Tracer, recording_everything, unbox_all
 from ...errors import ExportError, message
 from ...io.atomic import atomic_write
 from ...onnx import CONVERTERS, MAX_OPSET, MIN_OPSET, Unsupported, records_between, write
+from ...onnx.graph import dtype_of, host, is_ndarray
 from .. import configuration
 from .._tape import apply_node, attached
 from ..variable import Variable
@@ -42,23 +43,25 @@ MAXIMUM_OPSET_VERSION = MAX_OPSET
 
 
 def convert_parameter(parameter, context: Context) -> onnx.TensorProto:
-    """A Parameter, Variable or array as a TensorProto named by ``context``."""
+    """A Parameter, Variable or array (on any device) as a TensorProto named by ``context``; the
+    values are copied to the host."""
     if isinstance(parameter, Variable):
         array = parameter.array
-    elif isinstance(parameter, numpy.ndarray):
+    elif is_ndarray(parameter):
         array = parameter
     else:
         raise ValueError(
             f"convert_parameter: expected a Parameter, Variable or array, got {type(parameter).__name__}"
         )
-    return onnx.numpy_helper.from_array(numpy.asarray(array), context.get_name(parameter))
+    return onnx.numpy_helper.from_array(host(array), context.get_name(parameter))
 
 
 def _as_input(x) -> Variable:
-    """A Variable whose value is an input of the trace (level 0)."""
+    """A Variable whose value is an input of the trace (level 0); an array stays on its device."""
     if isinstance(x, Variable) and type(x._data) is Tracer:
         return x
-    return Variable(numpy.asarray(x.array if isinstance(x, Variable) else x))
+    value = x.array if isinstance(x, Variable) else x
+    return Variable(value if is_ndarray(value) else numpy.asarray(value))
 
 
 def _inputs(args, input_names):
@@ -72,7 +75,7 @@ def _inputs(args, input_names):
         call = {k: _as_input(a) for k, a in args.items()}
         keys = list(call)
         values = list(call.values())
-    elif isinstance(args, numpy.ndarray | Variable):
+    elif isinstance(args, Variable) or is_ndarray(args):
         call = _as_input(args)
         keys, values = [0], [call]
     else:
@@ -133,7 +136,7 @@ def _call_operands(record) -> list:
     for a in args:
         if isinstance(a, Variable):
             operands.append(a._data)
-        elif isinstance(a, numpy.ndarray | Tracer):
+        elif type(a) is Tracer or is_ndarray(a):
             operands.append(a)
     return operands
 
@@ -150,7 +153,7 @@ def _external(converter, name: str, node, opset: int, context: Context):
         g.nodes.extend(context.constants)
         context.constants.clear()
         for param_name, array in context.parameters:
-            g.initializer(numpy.asarray(array), param_name)
+            g.initializer(array, param_name)
         context.parameters.clear()
         g.nodes.extend(nodes if isinstance(nodes, list | tuple) else [nodes])
         return out_names if isinstance(call.ans, tuple) else out_names[0]
@@ -167,7 +170,7 @@ def _traced_persistents(model):
     for path, link in model.namedlinks():
         for attr in sorted(getattr(link, "_persistent", ())):
             value = getattr(link, attr, None)
-            if isinstance(value, numpy.ndarray) and value.dtype.kind == "f":
+            if is_ndarray(value) and value.dtype.kind == "f":
                 name = onnx_helper.cleanse_param_name(f"{path.rstrip('/')}/{attr}")
                 swapped.append((link, attr, value, name, Tracer.input(value, 0)))
     try:
@@ -185,7 +188,7 @@ def _attribute(call, name: str):
 
 
 def _like(call, value):
-    return numpy.asarray(value, dtype=numpy.asarray(call.args[0]).dtype)
+    return host(value, dtype_of(call.args[0]))
 
 
 #: Converters of FunctionNodes that ``replace_func`` wraps under the name of a Chainer function,

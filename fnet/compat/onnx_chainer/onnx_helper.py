@@ -7,6 +7,7 @@ import onnx
 from onnx import numpy_helper
 
 from ...io.atomic import atomic_write
+from ...onnx.graph import host
 
 __all__ = [
     "set_func_name",
@@ -82,8 +83,9 @@ class GraphBuilder:
 
 
 def write_tensor_pb(filename, name: str, value) -> None:
-    """Write ``value`` as a TensorProto called ``name`` to ``filename`` (atomically)."""
-    data = numpy_helper.from_array(value, name).SerializeToString()
+    """Write ``value`` (an array on any device, copied to the host) as a TensorProto called
+    ``name`` to ``filename`` (atomically)."""
+    data = numpy_helper.from_array(host(value), name).SerializeToString()
     atomic_write("onnx_chainer.onnx_helper.write_tensor_pb", filename, lambda f: f.write(data))
 
 

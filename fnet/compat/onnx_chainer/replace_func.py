@@ -6,9 +6,8 @@ from __future__ import annotations
 import functools
 import inspect
 
-import numpy
-
 from ... import tree
+from ...onnx.graph import is_ndarray
 from ..function_node import FunctionNode
 from ..variable import Variable, grad
 
@@ -113,7 +112,7 @@ def fake_as_funcnode(alt_func, name: str, rename_attributes=None, experimental_w
 
     @functools.wraps(alt_func)
     def wrapped(*args, **kwargs):
-        args = [Variable(a) if isinstance(a, numpy.ndarray) else a for a in args]
+        args = [Variable(a) if is_ndarray(a) else a for a in args]
         arg_vars = _variables(args, kwargs)
         attributes = _attributes(alt_func, args, kwargs, rename_attributes)
         node = WrappedFunctionNode(name, alt_func, args, kwargs, arg_vars, attributes)
