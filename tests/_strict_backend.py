@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib
+import importlib.util
 import inspect
 import sys
 
@@ -408,6 +409,9 @@ def install(compat: bool = False) -> None:
                 setattr(module, name, _sending(getattr(module, name)))
     captured = fnet.recording.Captured  # what fnet.capture returns
     captured.__call__ = _sending(captured.__call__, method=True)
+    if importlib.util.find_spec("onnx") is not None:  # the onnx extra: export(fn, params, *args), all sent
+        exporter = importlib.import_module("fnet.onnx")
+        exporter.export = _sending(exporter.export)
     _on_every_subclass(fnet.nn.Layer, _send_layer_methods)
     _on_every_subclass(importlib.import_module("fnet.distributions").Distribution, _send_distribution_methods)
     updater = fnet.training.updaters.FunctionalUpdater
