@@ -554,12 +554,10 @@ NOT_RUN = {
     "test_multiprocess_parallel_updater_on_cpu_matches_the_summed_update": _HOST_ON_PURPOSE,
     "tests/training/test_multiprocess_worker_death.py::"
     "test_a_worker_killed_between_steps_is_named_with_its_signal": _HOST_ON_PURPOSE,
-    "tests/recording/test_capture.py::"
-    "test_keys_are_inputs_so_each_replay_draws_fresh_numbers": _HOST_IN_STEP,
+    "tests/recording/test_capture.py::test_keys_are_inputs_so_each_replay_draws_fresh_numbers": _HOST_IN_STEP,
     "tests/recording/test_capture.py::"
     "test_a_plain_array_changed_after_an_op_read_it_is_refused": _HOST_IN_STEP,
-    "tests/recording/test_capture.py::"
-    "test_a_plain_array_built_before_its_use_is_a_constant": _HOST_IN_STEP,
+    "tests/recording/test_capture.py::test_a_plain_array_built_before_its_use_is_a_constant": _HOST_IN_STEP,
     "tests/recording/test_capture_device.py::"
     "test_a_host_array_met_on_the_device_is_refused_as_eagerly": _OWN_DEVICE,
     "tests/functions/test_sparse.py::test_padding_gets_no_gradient": _SPARSE,
