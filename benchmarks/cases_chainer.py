@@ -16,6 +16,8 @@ from shared import (
     LM_LAYERS,
     LM_LR,
     LR,
+    RESNET_LR,
+    RESNET_MOMENTUM,
     SCALE,
     n_layers,
     op_sequence,
@@ -253,17 +255,40 @@ def normal_elbo(data):
     return step
 
 
-def resnet50_infer(data):
+def resnet50(data):
+    """``L.ResNet50Layers`` with the shared weights copied in (by their npz keys)."""
     model = L.ResNet50Layers(pretrained_model=None)
     for name, param in model.namedparams():
         key = name.lstrip("/")
         if key in data:
             param.array[...] = data[key]
+    return model
+
+
+def resnet50_infer(data):
+    model = resnet50(data)
     x = data["x"]
 
     def step():
         with chainer.using_config("train", False), chainer.no_backprop_mode():
             return model(x, layers=["prob"])["prob"][:, 0]  # one class: a probe that can differ
+
+    return step
+
+
+def resnet50_step(data):
+    model = resnet50(data)
+    opt = chainer.optimizers.MomentumSGD(lr=RESNET_LR, momentum=RESNET_MOMENTUM)
+    opt.setup(model)
+    x, t = data["x"], data["t"]
+
+    def step():
+        # training mode (the default): batch statistics, running averages updated
+        loss = F.softmax_cross_entropy(model(x, layers=["fc6"])["fc6"], t)
+        model.cleargrads()
+        loss.backward()
+        opt.update()
+        return loss
 
     return step
 
@@ -279,4 +304,5 @@ CASES = {
     "mlp_update": mlp_update,
     "normal_elbo": normal_elbo,
     "resnet50_infer": resnet50_infer,
+    "resnet50_step": resnet50_step,
 }

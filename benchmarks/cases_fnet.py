@@ -20,6 +20,8 @@ from shared import (
     LM_LAYERS,
     LM_LR,
     LR,
+    RESNET_LR,
+    RESNET_MOMENTUM,
     SCALE,
     n_layers,
     op_sequence,
@@ -285,13 +287,15 @@ def normal_elbo(data):
     return _repeated(update, fnet.random.key(0))
 
 
-def resnet50_infer(data):
-    from fnet.nn import vision  # noqa: PLC0415 - only this case needs it
+def resnet50(data):
+    """``fnet.nn.vision.ResNet50``, its params and its batch norms' state, with the shared weights
+    (Chainer's npz keys: res2/a/conv1/W) in place of the drawn ones, on the device of ``x``."""
+    from fnet.nn import vision  # noqa: PLC0415 - only the ResNet cases need it
 
     model = vision.ResNet50()
     params, state = model.init(fnet.random.key(0)), model.init_state()
-    for key, array in data.items():  # Chainer's npz keys: res2/a/conv1/W
-        if key != "x":
+    for key, array in data.items():
+        if key not in ("x", "t"):
             *path, leaf = key.split("/")
             node = params
             for name in path:
@@ -299,12 +303,38 @@ def resnet50_infer(data):
             node[leaf] = array
     device = fnet.backend.get_device_from_array(data["x"])  # the batch norms' own arrays too
     params, state = fnet.backend.to_device((params, state), device)
+    return model, params, state
+
+
+def resnet50_infer(data):
+    model, params, state = resnet50(data)
 
     def update(x):
         prob, _ = model.apply(params, x, state, train=False)
         return prob[:, 0], None  # one class: a probe that can differ
 
     return _repeated(update, data["x"])
+
+
+def resnet50_step(data):
+    model, params, state = resnet50(data)
+    x, t = data["x"], data["t"]
+
+    def loss_fn(params, state, batch):
+        # the logits ('fc6'); in training mode the batch norms use the batch's statistics and
+        # return their running averages updated
+        out, state = model.extract(params, x, ("fc6",), state, train=True)
+        return F.softmax_cross_entropy(out["fc6"], t), (state, {})
+
+    momentum_sgd = fnet.optim.MomentumSGD(lr=RESNET_LR, momentum=RESNET_MOMENTUM)
+    train_step = fnet.optim.make_train_step(loss_fn, momentum_sgd)
+
+    def update(params, state, opt_state):
+        params, state, opt_state, metrics = train_step(params, state, opt_state, None)
+        return metrics["loss"], (params, state, opt_state)
+
+    # the step count in an array, as in mlp_adam_step (a captured update takes it as an input)
+    return _repeated(update, params, state, momentum_sgd.init(params).with_array_count())
 
 
 CASES = {
@@ -318,4 +348,5 @@ CASES = {
     "mlp_update": mlp_step,  # no optimizer.update(lossfun, ...) API: the same step
     "normal_elbo": normal_elbo,
     "resnet50_infer": resnet50_infer,
+    "resnet50_step": resnet50_step,
 }

@@ -17,6 +17,8 @@ from shared import (
     LR,
     RESNET_BLOCKS,
     RESNET_BN_EPS,
+    RESNET_LR,
+    RESNET_MOMENTUM,
     SCALE,
     n_layers,
     op_sequence,
@@ -335,27 +337,57 @@ class ResNet50(torch.nn.Module):
             in_ch = 4 * mid
         self.fc6 = torch.nn.Linear(2048, 1000)
 
-    def forward(self, x):
+    def logits(self, x):
+        """The scores before the softmax (Chainer's 'fc6')."""
         h = F.max_pool2d(F.relu(self.bn1(self.conv1(x))), 3, 2, ceil_mode=True)  # Chainer's cover_all
         for stage in range(2, 6):
             for block in getattr(self, f"res{stage}").children():
                 h = block(h)
-        return F.softmax(self.fc6(h.mean(dim=(2, 3))), dim=1)
+        return self.fc6(h.mean(dim=(2, 3)))
+
+    def forward(self, x):
+        return F.softmax(self.logits(x), dim=1)
 
 
-def resnet50_infer(data):
-    model = ResNet50().to(DEVICE).eval()
+def resnet50(data):
+    """``ResNet50`` on the device, with the shared weights copied in (by Chainer's npz keys)."""
+    model = ResNet50().to(DEVICE)
     params = dict(model.named_parameters())
     with torch.no_grad():
         for key, array in data.items():
-            if key != "x":
+            if key not in ("x", "t"):
                 *path, leaf = key.split("/")
                 params[".".join([*path, {"W": "weight", "b": "bias"}[leaf]])].copy_(tensor(array))
+    return model
+
+
+def resnet50_infer(data):
+    model = resnet50(data).eval()
     x = tensor(data["x"])
 
     def step():
         with torch.no_grad():
             return model(x)[:, 0]  # one class: a probe that can differ
+
+    return step
+
+
+def resnet50_step(data):
+    # training mode: batch statistics, running averages with momentum 0.1 (Chainer's decay 0.9)
+    model = resnet50(data).train()
+    # PyTorch's momentum keeps b = momentum b + g and steps p -= lr b, where Chainer keeps
+    # v = momentum v - lr g and steps p += v: with a constant lr, v = -lr b at every step, so
+    # the parameters follow the same trajectory
+    opt = torch.optim.SGD(model.parameters(), lr=RESNET_LR, momentum=RESNET_MOMENTUM)
+    x = tensor(data["x"])
+    t = tensor(data["t"].astype(np.int64))
+
+    def step():
+        loss = F.cross_entropy(model.logits(x), t)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss
 
     return step
 
@@ -371,4 +403,5 @@ CASES = {
     "mlp_update": mlp_step,  # no optimizer.update(lossfun, ...) API: the same step
     "normal_elbo": normal_elbo,
     "resnet50_infer": resnet50_infer,
+    "resnet50_step": resnet50_step,
 }

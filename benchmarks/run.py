@@ -305,8 +305,9 @@ def parse_args(argv):
     ap.add_argument("--rounds", type=int, default=None, help="interleaved rounds (default 20, --quick 3)")
     ap.add_argument(
         "--cases",
-        default=",".join(shared.CASES),
-        help=f"comma-separated subset of: {', '.join(shared.CASES)}",
+        default=None,
+        help=f"comma-separated subset of: {', '.join(shared.CASES)} (default: all of them on a GPU; "
+        f"on the CPU all but {', '.join(shared.ONLY_WHEN_ASKED_ON_CPU)}, whose steps take seconds there)",
     )
     ap.add_argument(
         "--frameworks",
@@ -381,7 +382,10 @@ def parse_args(argv):
         args.settings = [int(args.threads)]
     else:
         ap.error(f"--threads must be a number of at least 1 or 'default', got {args.threads!r}")
-    args.cases = [c for c in args.cases.split(",") if c]
+    if args.cases is None:
+        args.cases = shared.default_cases(args.device)
+    else:
+        args.cases = [c for c in args.cases.split(",") if c]
     args.frameworks = [f for f in args.frameworks.split(",") if f]
     if args.baseline:
         if not os.path.isfile(os.path.join(args.baseline, "benchmarks", "worker.py")):
@@ -489,7 +493,7 @@ def main(argv=None):
     data = {}
     for case in args.cases:
         data[case] = os.path.join(tmp.name, case + ".npz")
-        np.savez(data[case], **shared.make_data(case))
+        np.savez(data[case], **shared.make_data(case, args.device))
 
     # One worker per framework and setting, keyed (name, threads).
     notes = []

@@ -69,6 +69,14 @@ RESNET_BATCH = 8
 RESNET_BLOCKS = (3, 4, 6, 3)
 RESNET_BN_EPS = 2e-5
 
+# (i) resnet50_step: one training step of the same network from the same weights (batch
+# normalization in training mode: batch statistics, running averages updated), softmax cross
+# entropy on integer labels, and a MomentumSGD step in Chainer's form (v = momentum v - lr g,
+# p += v). The batch by device: issue #21's 32 on a GPU; on the CPU a step of 32 takes many
+# seconds per framework, so 4 there.
+RESNET_STEP_BATCH = {"cpu": 4, "gpu": 32}
+RESNET_LR, RESNET_MOMENTUM = 0.01, 0.9
+
 
 def resnet50_shapes() -> dict:
     """The shapes of ResNet-50's weights by their key in Chainer's npz layout (``res2/a/conv1/W``)."""
@@ -86,6 +94,11 @@ def resnet50_shapes() -> dict:
         in_ch = out
     shapes["fc6/W"], shapes["fc6/b"] = (1000, 2048), (1000,)
     return shapes
+
+
+def device_kind(device: str) -> str:
+    """'gpu' for a runner's GPU device ('@cupy', '@cupy:N'), 'cpu' for '@numpy'."""
+    return "gpu" if device.startswith("@cupy") else "cpu"
 
 
 def op_sequence():
@@ -153,7 +166,26 @@ CASES = {
         1e3,
         f"ResNet-50 inference (Chainer's layout), batch {RESNET_BATCH} of 3x224x224, to the softmax",
     ),
+    "resnet50_step": (
+        "ms/step",
+        1e3,
+        f"ResNet-50 training step (Chainer's layout, batch norm in training mode), batch "
+        f"{RESNET_STEP_BATCH['gpu']} of 3x224x224 on a GPU, {RESNET_STEP_BATCH['cpu']} on the CPU, "
+        f"softmax CE, MomentumSGD (lr {RESNET_LR:g}, momentum {RESNET_MOMENTUM:g})",
+    ),
 }
+
+# Cases left out of a run on the CPU unless asked for by --cases: each repetition takes seconds
+# there, and its rounds at both thread settings would add minutes to a default run.
+ONLY_WHEN_ASKED_ON_CPU = ("resnet50_step",)
+
+
+def default_cases(device: str = "@numpy") -> list:
+    """The cases a run on ``device`` times when not told which: all of them on a GPU; on the CPU
+    all but ONLY_WHEN_ASKED_ON_CPU."""
+    if device_kind(device) == "gpu":
+        return list(CASES)
+    return [case for case in CASES if case not in ONLY_WHEN_ASKED_ON_CPU]
 
 
 def _layers(rng, sizes):
@@ -165,8 +197,11 @@ def _layers(rng, sizes):
     return arrays
 
 
-def make_data(case):
-    """Fixed float32 inputs and initial weights for ``case``."""
+def make_data(case, device="@numpy"):
+    """Fixed float32 inputs and initial weights for ``case``, for a run on ``device`` (which sets
+    the batch of resnet50_step)."""
+    if case == "resnet50_step":
+        return resnet50_step_data(device)
     rng = np.random.default_rng([SEED, list(CASES).index(case)])
     if case == "per_op":
         return {"x": rng.standard_normal(PER_OP_SIZE).astype(np.float32)}
@@ -184,13 +219,7 @@ def make_data(case):
     if case == "cnn_step":
         return cnn_data(rng)
     if case == "resnet50_infer":
-        data = {}
-        for key, shape in resnet50_shapes().items():
-            fan_in = int(np.prod(shape[1:])) if len(shape) > 1 else 1
-            scale = np.sqrt(2.0 / fan_in) if len(shape) > 1 else 0.0
-            if key.endswith("conv3/W") or key == "fc6/W":  # residual branches and logits kept small,
-                scale *= 0.2  # so that the 16 blocks do not blow up the activations (a useful probe)
-            data[key] = (scale * rng.standard_normal(shape)).astype(np.float32)
+        data = resnet50_weights(rng)
         data["x"] = rng.standard_normal((RESNET_BATCH, 3, 224, 224)).astype(np.float32)
         return data
     if case == "normal_elbo":
@@ -205,6 +234,32 @@ def make_data(case):
             "t": rng.integers(0, c, n).astype(np.int32),
         }
     raise KeyError(case)
+
+
+def resnet50_weights(rng) -> dict:
+    """ResNet-50's weights by Chainer's npz keys, He-normal (see resnet50_infer above)."""
+    data = {}
+    for key, shape in resnet50_shapes().items():
+        fan_in = int(np.prod(shape[1:])) if len(shape) > 1 else 1
+        scale = np.sqrt(2.0 / fan_in) if len(shape) > 1 else 0.0
+        if key.endswith("conv3/W") or key == "fc6/W":  # residual branches and logits kept small,
+            scale *= 0.2  # so that the 16 blocks do not blow up the activations (a useful probe)
+        data[key] = (scale * rng.standard_normal(shape)).astype(np.float32)
+    return data
+
+
+def resnet50_step_data(device="@numpy"):
+    """resnet50_infer's weights (the same arrays, drawn from its seed), then a batch of
+    RESNET_STEP_BATCH[device kind] images ``x`` and integer labels ``t`` of their own: the first
+    images of the batch are the same on every device."""
+    data = resnet50_weights(np.random.default_rng([SEED, list(CASES).index("resnet50_infer")]))
+    index = list(CASES).index("resnet50_step")
+    batch = RESNET_STEP_BATCH[device_kind(device)]
+    # images and labels from streams of their own, so that a larger batch extends a smaller one
+    x_rng, t_rng = (np.random.default_rng([SEED, index, stream]) for stream in (0, 1))
+    data["x"] = x_rng.standard_normal((batch, 3, 224, 224)).astype(np.float32)
+    data["t"] = t_rng.integers(0, 1000, batch).astype(np.int32)
+    return data
 
 
 def lm_data(rng):

@@ -99,6 +99,7 @@ def test_jax_cases_match_fnet(cases):
         ("lstm_lm_step", 2),
         ("cnn_step", 3),
         ("normal_elbo", 2),
+        ("resnet50_step", 2),
     ],
 )
 def test_captured_cases_are_the_eager_cases_bit_for_bit(cases, case, steps):
@@ -108,6 +109,8 @@ def test_captured_cases_are_the_eager_cases_bit_for_bit(cases, case, steps):
 
     shared, _, cases_fnet = cases
     data = shared.make_data(case)
+    if case == "resnet50_step":  # 2 images of 64x64 (bit for bit at any size): 10x faster
+        data = {**data, "x": numpy.ascontiguousarray(data["x"][:2, :, :64, :64]), "t": data["t"][:2]}
 
     def results():
         step = cases_fnet.CASES[case]({k: v.copy() for k, v in data.items()})
@@ -121,3 +124,128 @@ def test_captured_cases_are_the_eager_cases_bit_for_bit(cases, case, steps):
         cases_fnet.WRAP = None
     for e, c in zip(eager, captured):
         assert e.dtype == c.dtype and numpy.array_equal(e, c), (e, c)
+
+
+PEERS = {
+    "chainer": (BENCHMARKS / ".venvs" / "chainer" / "bin" / "python", "cases_chainer"),
+    "torch": (BENCHMARKS / ".venvs" / "torch" / "bin" / "python", "cases_torch"),
+    "compat": (pathlib.Path(sys.executable), "cases_compat"),  # aliases chainer: its own process
+}
+# the results of the first steps of a case, as the runner's worker takes them
+STEPS_SCRIPT = (
+    "import json, sys, numpy, shared, importlib\n"
+    "cases = importlib.import_module(sys.argv[1])\n"
+    "cases.init(1)\n"
+    "step = cases.CASES[sys.argv[2]](shared.make_data(sys.argv[2]))\n"
+    "out = [float(numpy.sum(cases.to_numpy(step()), dtype=numpy.float64)) for _ in range(int(sys.argv[3]))]\n"
+    "print(json.dumps(out))\n"
+)
+
+
+def peer_results(peer, case, steps):
+    """The first ``steps`` results of ``case`` in ``peer``'s cases, run in its own interpreter."""
+    import json
+    import os
+    import subprocess
+
+    python, module = PEERS[peer]
+    if not python.exists():
+        pytest.skip(f"needs {python} (benchmarks/setup_peers.sh)")
+    path = os.pathsep.join([str(BENCHMARKS), str(BENCHMARKS.parent)])
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": path, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+    done = subprocess.run(
+        [str(python), "-c", STEPS_SCRIPT, module, case, str(steps)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def fnet_resnet50_step(cases):
+    """fnet's first two losses of resnet50_step (the CPU's batch)."""
+    shared, _, cases_fnet = cases
+    return losses(cases_fnet.resnet50_step, shared.make_data("resnet50_step"), 2)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("peer", list(PEERS))
+def test_resnet50_step_agrees_with_fnet(fnet_resnet50_step, peer):
+    """The first two losses of resnet50_step (before the first update and after it) in Chainer
+    7.8.1, PyTorch and fnet.compat against fnet's, from the same weights and batch."""
+    expected = fnet_resnet50_step
+    found = peer_results(peer, "resnet50_step", 2)
+    # the first loss: one float32 forward pass through 50 layers, summed in other orders
+    numpy.testing.assert_allclose(found[0], expected[0], rtol=1e-5)
+    # the second follows one update whose gradient is ill-conditioned: the backward pass of batch
+    # normalization on the batch's own statistics, 4 images, cancels most of what reaches it
+    # (fnet's step in float32 and in float64: gradients up to 25% apart elementwise in res5, the
+    # second loss 1.4e-4; the frameworks' orders of summation: up to 1.4e-3 here)
+    numpy.testing.assert_allclose(found[1], expected[1], rtol=1e-2)
+    assert expected[1] < 0.5 * expected[0]  # the update was made: the loss falls from 7.2 to 2.2
+
+
+TORCH_MOMENTUM_SCRIPT = (
+    "import json, sys, torch\n"
+    "lr, momentum, steps = float(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3])\n"
+    "a = torch.tensor(json.loads(sys.argv[4]), dtype=torch.float64)\n"
+    "w = torch.zeros(a.shape[1], dtype=torch.float64, requires_grad=True)\n"
+    "opt = torch.optim.SGD([w], lr=lr, momentum=momentum)\n"
+    "out = []\n"
+    "for _ in range(steps):\n"
+    "    opt.zero_grad()\n"
+    "    (0.5 * ((a @ w - 1.0) ** 2).sum()).backward()\n"
+    "    opt.step()\n"
+    "    out.append(w.tolist())\n"
+    "print(json.dumps(out))\n"
+)
+
+
+def test_pytorch_momentum_follows_chainers_trajectory(cases):
+    """resnet50_step's PyTorch case updates with torch.optim.SGD(momentum=...), which puts lr
+    outside the velocity; Chainer's MomentumSGD (fnet.optim.MomentumSGD) puts it inside. With
+    resnet50_step's constant lr and momentum, the parameters after each step are the same: a
+    least-squares problem in float64, 5 steps (the momentum acts from the second)."""
+    import json
+    import subprocess
+
+    import fnet
+
+    shared, _, _ = cases
+    python = PEERS["torch"][0]
+    if not python.exists():
+        pytest.skip(f"needs {python} (benchmarks/setup_peers.sh)")
+    a = numpy.random.default_rng(0).standard_normal((6, 3))
+    steps = 5
+    done = subprocess.run(
+        [
+            str(python),
+            "-c",
+            TORCH_MOMENTUM_SCRIPT,
+            str(shared.RESNET_LR),
+            str(shared.RESNET_MOMENTUM),
+            str(steps),
+            json.dumps(a.tolist()),
+        ],
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin", "OMP_NUM_THREADS": "1"},
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    torch_path = numpy.array(json.loads(done.stdout.strip().splitlines()[-1]))
+
+    tx = fnet.optim.MomentumSGD(lr=shared.RESNET_LR, momentum=shared.RESNET_MOMENTUM)
+    params = {"w": numpy.zeros(3)}
+    state = tx.init(params)
+    path = []
+    for _ in range(steps):
+        grads = {"w": a.T @ (a @ params["w"] - 1.0)}
+        params, state = fnet.optim.step(tx, grads, state, params)
+        path.append(params["w"])
+    # float64, the same products in another order: a few ulps of each coordinate
+    numpy.testing.assert_allclose(torch_path, numpy.array(path), rtol=1e-12, atol=1e-15)
+    assert not numpy.allclose(path[2] - path[1], path[1] - path[0])  # the momentum did act

@@ -18,7 +18,14 @@ pytestmark = [
 
 @pytest.mark.parametrize(
     "case, steps",
-    [("mlp_adam_step", 3), ("grad_penalty", 3), ("softmax_xent", 2), ("lstm_lm_step", 2), ("cnn_step", 3)],
+    [
+        ("mlp_adam_step", 3),
+        ("grad_penalty", 3),
+        ("softmax_xent", 2),
+        ("lstm_lm_step", 2),
+        ("cnn_step", 3),
+        ("resnet50_step", 2),  # the CPU's batch of 4 (make_data's default device)
+    ],
 )
 def test_captured_cases_on_the_device_are_the_eager_ones(cases, case, steps, gpu_device):  # noqa: F811
     shared, _, cases_fnet = cases

@@ -8,6 +8,7 @@ import pathlib
 import subprocess
 import sys
 
+import numpy
 import pytest
 
 RUN = pathlib.Path(__file__).resolve().parents[2] / "benchmarks" / "run.py"
@@ -28,6 +29,25 @@ def test_both_settings_by_default_and_one_with_threads(run):
     assert run.parse_args(["--threads", "2"]).settings == [2]
     assert run.parse_args(["--threads", "default"]).settings == [run.DEFAULT]
     assert run.parse_args(["--quick"]).rounds == 3
+
+
+def test_resnet50_step_runs_by_default_on_a_gpu_and_when_asked_on_the_cpu(run):
+    """Its steps take seconds on the CPU: a default CPU run leaves it out (every other case in)."""
+    cpu = run.parse_args([]).cases
+    assert "resnet50_step" not in cpu and "resnet50_infer" in cpu
+    assert len(cpu) == len(run.shared.CASES) - 1
+    assert run.parse_args(["--device", "@cupy:0"]).cases == list(run.shared.CASES)
+    assert run.parse_args(["--cases", "resnet50_step"]).cases == ["resnet50_step"]
+
+
+def test_resnet50_step_batch_is_chosen_by_device(run):
+    cpu, gpu = (run.shared.make_data("resnet50_step", device) for device in ("@numpy", "@cupy:1"))
+    assert cpu["x"].shape == (run.shared.RESNET_STEP_BATCH["cpu"], 3, 224, 224) == (4, 3, 224, 224)
+    assert gpu["x"].shape == (32, 3, 224, 224) and gpu["t"].shape == (32,)
+    # the same weights as resnet50_infer, and the GPU's batch begins with the CPU's
+    infer = run.shared.make_data("resnet50_infer")
+    assert all(numpy.array_equal(cpu[k], infer[k]) for k in infer if k != "x")
+    assert numpy.array_equal(gpu["x"][:4], cpu["x"]) and numpy.array_equal(gpu["t"][:4], cpu["t"])
 
 
 @pytest.mark.parametrize("bad", ["0", "two", "-1"])
