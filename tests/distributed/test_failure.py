@@ -114,10 +114,11 @@ def test_the_rank_named_is_the_first_to_end_however_late_the_watcher_runs(victim
 def test_a_rank_that_calls_abort_is_named_by_mpi_and_nobody_is_blamed():
     program = KILLED.format(victim=1, stop="comm.abort(3)")
     done = _mpi.launch(3, ["-c", program], timeout=60)
-    assert done.returncode != 0
-    said = done.stdout + done.stderr
-    assert "MPI_Abort(MPI_COMM_WORLD, 3) - process 1" in said, said  # MPICH's own line
-    assert _NAMED not in said
+    # mpiexec ends with the aborting rank's code. MPICH's own line ("MPI_Abort(MPI_COMM_WORLD, 3)
+    # - process 1") is not asserted: its launcher drops it in about a third of the runs, with or
+    # without the watcher (measured 2026-11-26: 5 of 12, and 3 of 12 with FNET_DISTRIBUTED_WATCHER=0)
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert _NAMED not in done.stdout + done.stderr
 
 
 @pytest.mark.mpi
