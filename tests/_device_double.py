@@ -143,6 +143,12 @@ class DeviceArray(numpy.ndarray):
     def __array_function__(self, func, types_, args, kwargs):
         return _wrap(func(*_plain(list(args)), **{k: _plain(v) for k, v in kwargs.items()}))
 
+    def __getitem__(self, index):  # as CuPy's: an element is a 0-d array, not a NumPy scalar
+        return _wrap(super().__getitem__(index))
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
     def get(self):
         return self.view(numpy.ndarray).copy()
 
