@@ -320,3 +320,27 @@ def test_a_gpu_array_goes_to_chainerx_cuda_and_back_sharing_its_memory():
     a[0] = 9.0  # the native copy does not see it; the cuda array does
     assert on_host.tolist() == [1.0, 2.0] and c.tolist() == [9.0, 2.0]
     assert chainerx.array(a, dtype="float64").dtype == chainerx.float64
+
+
+def test_initializers_fill_chainerx_arrays_and_generate_them():
+    # Chainer's initializers take ChainerX arrays: filled in place, or made on a ChainerX device
+    from fnet.compat import initializers
+
+    a = chainerx.zeros((2, 3), "float32", device="native:1")
+    initializers.Constant(2.5)(a)
+    assert a.device.name == "native:1" and a.tolist() == [[2.5] * 3] * 2
+    w = initializers.generate_array(initializers.Identity(scale=2.0), (2, 2), chainerx, device="native:1")
+    assert isinstance(w, chainerx.ndarray) and w.device.name == "native:1"
+    assert w.tolist() == [[2.0, 0.0], [0.0, 2.0]] and w.dtype == chainerx.float32
+    assert initializers.generate_array(initializers.Normal(1.0), (3,), chainerx).device.name == "native:0"
+
+
+@pytest.mark.gpu
+def test_chainerx_arrays_go_to_and_from_the_gpu():
+    cuda = chainer.backends.cuda
+    native = backend.to_chx(f32(1, 2))
+    moved = cuda.to_gpu(native)  # Chainer's to_gpu takes a native ChainerX array's data
+    assert isinstance(moved, cuda.cupy.ndarray) and cuda.to_cpu(moved).tolist() == [1.0, 2.0]
+    on_gpu = chainerx.array(cuda.cupy.asarray(f32(3, 4)))
+    host = chainerx.to_numpy(on_gpu)  # a host copy of a cuda array
+    assert type(host) is numpy.ndarray and host.tolist() == [3.0, 4.0]

@@ -16,6 +16,8 @@ import warnings
 import numpy
 
 from ... import backend as _core
+from .. import chainerx
+from ..chainerx._array import raw as _chainerx_data
 from ..configuration import config as _config
 from ._cpu import Device as _Device
 from ._cpu import array_to_cpu, convert_arrays, get_array_module
@@ -255,6 +257,8 @@ def _device_or_current(device):
 def _array_to_gpu(array, device):
     if array is None:
         return None
+    if type(array) is chainerx.ndarray:  # a cuda array's CuPy data, or a native one's NumPy data
+        array = _chainerx_data(array)
     if isinstance(array, numpy.generic):
         array = numpy.asarray(array)
     if isinstance(array, ndarray):

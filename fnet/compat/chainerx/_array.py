@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy
 
-from ... import ops
+from ... import backend, ops
 from ...autodiff import Tracer, primitive, unbox_all
 from ...errors import message
 from ...functions.array import pass_through
@@ -466,7 +466,7 @@ def _address(data) -> int:
 
 
 def _to_host(data):
-    return data if isinstance(data, numpy.ndarray) else data.get()
+    return backend.to_cpu(data)
 
 
 def _rebuild(data, device_name: str) -> ndarray:

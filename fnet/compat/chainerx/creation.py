@@ -137,8 +137,8 @@ def copy(a) -> ndarray:
 def to_numpy(array, copy=True) -> numpy.ndarray:
     """The data of ``array`` as a NumPy array (sharing it, for a native array and ``copy=False``)."""
     data = raw(array)
-    if not isinstance(data, numpy.ndarray):
-        return data.get()
+    if backend.xp(data) is not numpy:  # a cuda array's data: a host copy
+        return backend.to_cpu(data)
     return data.copy() if copy else data
 
 

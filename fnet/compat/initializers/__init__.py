@@ -11,8 +11,10 @@ import numpy
 
 from ... import backend
 from ... import initializers as _pure
-from .. import configuration
+from .. import chainerx, configuration
 from .._random import next_key
+from ..backend import get_device
+from ..chainerx._array import raw as chainerx_data
 
 __all__ = [
     "constant",
@@ -71,6 +73,9 @@ def _chainer_callable(pure_cls: type) -> type:
     """``pure_cls`` whose instances can also be called Chainer's way, ``init(array)``."""
 
     def __call__(self, *args, **kwargs):
+        if len(args) == 1 and not kwargs and type(args[0]) is chainerx.ndarray:
+            _fill_in_place(pure_cls.__call__, self, chainerx_data(args[0]))  # the memory under it
+            return None
         if len(args) == 1 and not kwargs and backend.is_array(args[0]):
             _fill_in_place(pure_cls.__call__, self, args[0])
             return None
@@ -131,6 +136,13 @@ def generate_array(initializer, shape, xp, dtype=None, device=None):
     """A new array of ``shape`` filled by ``initializer``, on ``device`` (Chainer's signature)."""
     dtype = configuration.get_dtype(dtype if dtype is not None else getattr(initializer, "dtype", None))
     pure = as_pure(initializer)
+    if xp is chainerx:  # made on the device under the ChainerX one, then that memory wrapped
+        target = chainerx.get_default_device() if device is None else get_device(device).device
+        under = "@numpy" if target.backend.name == "native" else f"@cupy:{target.index}"
+        data = _pure.generate_array(
+            pure, shape, backend.get_device(under).xp, dtype=dtype, device=under, key=next_key()
+        )
+        return chainerx.array(data, device=target, copy=False)
     return _pure.generate_array(pure, shape, xp, dtype=dtype, device=device, key=next_key())
 
 
