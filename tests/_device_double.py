@@ -304,6 +304,7 @@ module.cuda = types.ModuleType("cupy.cuda")
 module.cuda.__path__ = []
 module.cuda.Device, module.cuda.Stream, module.cuda.Event = _Device, _Stream, _Event
 module.cuda.get_elapsed_time = _elapsed_time
+module.cuda.get_device_id = lambda: 0  # the current device: the one there is
 module.cuda.runtime = types.SimpleNamespace(getDeviceCount=lambda: 1, getDevice=lambda: 0)
 module.cuda.cublas = types.ModuleType("cupy.cuda.cublas")
 _pools = (_MemoryPool(), _MemoryPool())

@@ -23,6 +23,7 @@ from typing import Any
 
 from .. import backend, optim, random
 from ._random import next_key
+from .chainerx._array import raw
 
 __all__ = [
     "WeightDecay",
@@ -44,11 +45,15 @@ def _edit_grads(transform: optim.Transform, params: list) -> None:
     """Run ``transform`` over the gradients of ``params`` and give each parameter its new grad."""
     if not params:
         return
-    grads = [param.grad for param in params]
-    arrays = [param.array for param in params]
+    grads = [raw(param.grad) for param in params]  # a ChainerX parameter's: the data under it
+    arrays = [raw(param.array) for param in params]
     new, _ = transform.update(grads, transform.init(arrays), arrays)
     for param, old, g in zip(params, grads, new):
-        if g is not old:  # Chainer edits the gradient in place: it keeps its dtype (and stays an array)
+        if g is old:
+            continue
+        if param._has_chainerx_array:  # into the memory under its ChainerX gradient, as Chainer's fallback
+            old[...] = g
+        else:  # Chainer edits the gradient in place: it keeps its dtype (and stays an array)
             param.grad = backend.xp(old).asarray(g, dtype=old.dtype)
 
 
@@ -245,10 +250,10 @@ class GradientNoise(_GradientHook):
         # noise_func sees each parameter's own update rule: one transformation per parameter
         for rule, param in pairs:
             if param.array is not None and param.grad is not None:
-                _edit_grads(self._transform_for(rule, backend.xp(param.grad)), [param])
+                _edit_grads(self._transform_for(rule, param.device.xp), [param])
 
     def _transform_for(self, rule, xp) -> optim.Transform:
-        def noise(key, shape, dtype, eta, t):
-            return self.noise_func(xp, shape, dtype, self, rule)
+        def noise(key, shape, dtype, eta, t):  # drawn with the parameter's module (chainerx too)
+            return raw(self.noise_func(xp, shape, dtype, self, rule))
 
         return optim.GradientNoise(self.eta, noise, key=_UNUSED_KEY)

@@ -344,3 +344,28 @@ def test_chainerx_arrays_go_to_and_from_the_gpu():
     on_gpu = chainerx.array(cuda.cupy.asarray(f32(3, 4)))
     host = chainerx.to_numpy(on_gpu)  # a host copy of a cuda array
     assert type(host) is numpy.ndarray and host.tolist() == [3.0, 4.0]
+
+
+def test_optimizer_hooks_edit_a_chainerx_parameters_gradient_in_place():
+    from fnet.compat import optimizer_hooks, optimizers
+
+    link = L.Linear(2, 1, initialW=numpy.array([[1.0, -2.0]], numpy.float32), nobias=True)
+    link.to_device("native:0")
+    link.W.grad = backend.to_chx(numpy.array([[0.5, 0.5]], numpy.float32))
+    grad = link.W.grad
+    seen = []
+
+    def noise(xp, shape, dtype, hook, rule):
+        seen.append(xp)
+        return xp.full(shape, 0.25, dtype=dtype)
+
+    optimizer = optimizers.SGD(lr=1.0)
+    optimizer.setup(link)
+    optimizer.add_hook(optimizer_hooks.Lasso(0.1))
+    optimizer.add_hook(optimizer_hooks.GradientNoise(1.0, noise_func=noise))
+    optimizer.update()
+    # grad + 0.1 * sign(W) + 0.25, written into the gradient's own memory, then W -= grad
+    assert link.W.grad is grad and isinstance(grad, chainerx.ndarray)
+    numpy.testing.assert_allclose(backend.from_chx(grad), [[0.85, 0.65]], rtol=1e-6)
+    numpy.testing.assert_allclose(backend.from_chx(link.W.array), [[0.15, -2.65]], rtol=1e-6)
+    assert seen == [chainerx]  # the noise is drawn with the parameter's module, as in Chainer
