@@ -334,6 +334,7 @@ def _send_compat() -> None:
         _send_everywhere(getattr(compat.variable, name))
     node = compat.FunctionNode
     node.apply = _sending(node.apply, method=True)
+    compat.Function.__call__ = _sending(compat.Function.__call__, method=True)  # old-style functions
     _on_every_subclass(compat.Distribution, _send_distribution_methods)
     # modules whose functions, private ones too, Chainer's tests (and these) call with arrays
     for name in ("distributions", "_backprop_utils", "link_hooks.spectral_normalization"):

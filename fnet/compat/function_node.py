@@ -21,6 +21,7 @@ from ..autodiff.primitive import take_output
 from . import _debug_stack, configuration, function_hooks
 from ._chx import find, present
 from ._tape import apply_node, old_style
+from .backend import is_arrays_compatible
 from .chainerx import ndarray as chainerx_ndarray
 from .function_hooks import check_finite
 from .utils import type_check
@@ -68,6 +69,17 @@ class _ForwardByDevice:
 
     def forward_gpu(self, inputs):
         raise NotImplementedError(f"{type(self).__name__} defines neither forward nor forward_gpu")
+
+
+def _check_compatible(label: str, which: str, arrays) -> None:
+    """Chainer's check that a node's forward inputs (or outputs) are all on one kind of device:
+    NumPy, CuPy or ChainerX arrays, not a mix."""
+    if not is_arrays_compatible(arrays):
+        raise TypeError(
+            f"incompatible array types are mixed in the forward {which} ({label}).\n"
+            f"Actual: {', '.join(str(type(a)) for a in arrays)}\n"
+            "  hint: move every array to one device first (to_device, or Variable.to_device)"
+        )
 
 
 class FunctionNode(_ForwardByDevice):
@@ -202,6 +214,7 @@ class FunctionNode(_ForwardByDevice):
         variables = [as_variable(x) for x in inputs]
         data = [v._data for v in variables]
         arrays = [v.array for v in variables]
+        _check_compatible(self.label, "input", arrays)
         if configuration.config.type_check:
             type_check.check_forward_types(self.check_type_forward, arrays, self.label)
         hooks = function_hooks.active_hooks(self)
@@ -254,6 +267,7 @@ class FunctionNode(_ForwardByDevice):
                 f"{self.label}.forward: forward output must be a tuple of ndarrays, got "
                 f"{type(outputs).__name__}\n  hint: return (y,) for a single output"
             )
+        _check_compatible(self.label, "output", outputs)
         self._retained_inputs = inputs
         self._retained_outputs = outputs if self._output_indexes_to_retain else None
         return outputs

@@ -438,3 +438,35 @@ def test_debug_mode_tells_where_a_function_whose_backward_fails_was_applied(debu
                 y.backward()
             told = "Stacktrace of the function is below" in str(caught.value)
             assert told == debug and (f"line {line}" in str(caught.value)) == debug
+
+
+class _Identity(chainer.FunctionNode):
+    def forward(self, inputs):
+        return inputs
+
+
+def test_a_node_refuses_inputs_of_different_kinds_of_array():
+    # as Chainer's: NumPy, CuPy and ChainerX arrays do not mix in one node
+    from fnet.compat import backend, chainerx
+
+    native = chainer.Variable(backend.to_chx(rand(2)))
+    with pytest.raises(
+        TypeError, match=r"incompatible array types are mixed in the forward input \(_Identity\)"
+    ):
+        _Identity().apply((native, chainer.Variable(rand(2, seed=1))))
+    assert isinstance(_Identity().apply((native, native))[0].array, chainerx.ndarray)
+
+
+@pytest.mark.gpu
+def test_a_node_refuses_outputs_on_different_devices():
+    cuda = chainer.backends.cuda
+
+    class HostAndDevice(chainer.FunctionNode):
+        def forward(self, inputs):
+            return inputs[0], numpy.zeros(2, numpy.float32)  # the second made on the host
+
+    x = chainer.Variable(cuda.to_gpu(rand(2)))
+    with pytest.raises(
+        TypeError, match=r"incompatible array types are mixed in the forward output \(HostAndDevice\)"
+    ):
+        HostAndDevice().apply((x,))
