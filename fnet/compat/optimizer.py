@@ -234,7 +234,7 @@ class UpdateRule:
         if not self.enabled:
             return
         self.t += 1
-        param = _on_data(param)
+        given, param = param, _on_data(param)
         array = param.array
         fp32 = self._use_fp32_update and _dtype_or_none(param) == numpy.float16
         target = self._fp32_target(param) if fp32 else param
@@ -246,7 +246,10 @@ class UpdateRule:
                 grad /= loss_scale
         for hook in list(self._hookable.pre.values()):
             hook(self, target)
-        self.update_core(target)
+        if given is not param and not fp32:  # a parameter holding ChainerX arrays
+            self.update_core_chainerx(given)
+        else:
+            self.update_core(target)
         for hook in list(self._hookable.post.values()):
             hook(self, target)
         if fp32:
@@ -292,8 +295,9 @@ class UpdateRule:
         )
 
     def update_core_chainerx(self, param: Variable) -> None:
-        """Chainer's update of a ChainerX parameter through the NumPy/CuPy data it shares
-        (``update`` already hands ``update_core`` such a view, so this is ``update_core`` on it)."""
+        """Update a parameter that holds ChainerX arrays (``update`` calls it for one): by default
+        ``update_core`` on the NumPy/CuPy data under them (the same memory), as ChainerX's
+        fallback does; override it to update the ChainerX arrays themselves."""
         self.update_core(_on_data(param))
 
     def init_state(self, param: Variable) -> None:

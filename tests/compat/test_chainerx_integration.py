@@ -369,3 +369,26 @@ def test_optimizer_hooks_edit_a_chainerx_parameters_gradient_in_place():
     numpy.testing.assert_allclose(backend.from_chx(grad), [[0.85, 0.65]], rtol=1e-6)
     numpy.testing.assert_allclose(backend.from_chx(link.W.array), [[0.15, -2.65]], rtol=1e-6)
     assert seen == [chainerx]  # the noise is drawn with the parameter's module, as in Chainer
+
+
+def test_an_update_rule_updates_a_chainerx_parameter_through_update_core_chainerx():
+    calls = []
+
+    class Rule(chainer.UpdateRule):
+        def update_core_chainerx(self, param):
+            calls.append("chainerx")
+            super().update_core_chainerx(param)  # by default: update_core on the data under it
+
+        def update_core(self, param):
+            calls.append(type(param.array).__module__.split(".")[0])
+            param.array -= param.grad
+
+    param = chainer.Parameter(backend.to_chx(f32(1, 2)))
+    param.grad = backend.to_chx(f32(0.5, 0.5))
+    Rule().update(param)
+    assert calls == ["chainerx", "numpy"] and param.array.tolist() == [0.5, 1.5]
+    plain = chainer.Parameter(f32(1, 2))
+    plain.grad = f32(0.5, 0.5)
+    calls.clear()
+    Rule().update(plain)
+    assert calls == ["numpy"]
