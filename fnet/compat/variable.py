@@ -592,6 +592,7 @@ class Variable:
                     DeprecationWarning,
                     stacklevel=2,
                 )
+            data = raw(data)  # a ChainerX array's NumPy/CuPy data: the seed goes on its device
             ones = backend.xp(data).ones_like(data)
             if loss_scale is not None:
                 ones *= loss_scale

@@ -392,3 +392,13 @@ def test_an_update_rule_updates_a_chainerx_parameter_through_update_core_chainer
     calls.clear()
     Rule().update(plain)
     assert calls == ["numpy"]
+
+
+@pytest.mark.gpu
+def test_backward_from_a_loss_on_chainerx_cuda_starts_on_that_device():
+    link = L.Linear(2, 3)
+    link.to_device("cuda:0")
+    x = chainerx.array(f32(1, 2).reshape(1, 2), device="cuda:0")
+    loss = F.sum(link(x) ** 2)
+    loss.backward()  # the seed of ones is made on cuda:0, where the loss is
+    assert link.W.grad.device.name == "cuda:0" and link.W.grad.shape == (3, 2)
