@@ -2,7 +2,8 @@
 
 With ``FNET_CONFORMANCE_TARGET=fnet`` it first makes ``import chainer`` give ``fnet.compat``, and
 restores the NumPy 1 names that Chainer 7.8.1's tests call (``numpy.product``...), which NumPy 2
-removed: the tests themselves run unchanged.
+removed: the tests themselves run unchanged. With ``FNET_CONFORMANCE_GPU_STANDIN`` (the repository's
+folder) it installs the test suite's stand-in CuPy first, so that Chainer's GPU tests run.
 """
 
 from __future__ import annotations
@@ -23,10 +24,21 @@ _NUMPY1_NAMES = {
     "Inf": "inf",
 }
 
+_STANDIN = []  # the stand-in CuPy, installed for the whole run (FNET_CONFORMANCE_GPU_STANDIN)
+
 if os.environ.get("FNET_CONFORMANCE_TARGET") == "fnet":
     for _old, _new in _NUMPY1_NAMES.items():
         if not hasattr(numpy, _old):
             setattr(numpy, _old, getattr(numpy, _new))
+    if os.environ.get("FNET_CONFORMANCE_GPU_STANDIN"):  # before fnet.compat binds its CuPy
+        import importlib
+        import sys
+
+        sys.path.insert(0, os.environ["FNET_CONFORMANCE_GPU_STANDIN"])
+        _device_double = importlib.import_module("tests._device_double")
+        _device_double.lenient_outside_fnet(True)  # Chainer's tests compare device and host arrays
+        _STANDIN.append(_device_double.installed())
+        _STANDIN[0].__enter__()
     import fnet.compat
 
     fnet.compat.install_alias()

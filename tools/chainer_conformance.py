@@ -9,7 +9,10 @@ It fetches nothing: PATH is the ``tests/chainer_tests`` folder of a Chainer 7.8.
 (a test folder, a ``functions_tests``/``links_tests`` subfolder, or a top-level ``test_*.py``) runs
 in its own pytest process, so that one crash costs one area. The selection is Chainer's CPU tests:
 ``-m "not gpu and not cudnn and not slow and not chainerx and not ideep"`` (``--marks EXPR`` for
-another). Every outcome is kept
+another). ``--gpu-standin`` runs Chainer's GPU tests instead (``-m "gpu and not cudnn and not
+multi_gpu and not slow and not ideep"``) with the test suite's stand-in CuPy
+(``tests/_device_double.py``) as ``chainer.backends.cuda.cupy``: fnet.compat's GPU paths, checked on
+a machine without a GPU. Every outcome is kept
 in ``OUT/<area>.jsonl`` (one JSON record per test), and ``OUT/summary.json`` holds the counts.
 """
 
@@ -26,6 +29,7 @@ import sys
 import tempfile
 
 MARKERS = "not gpu and not cudnn and not slow and not chainerx and not ideep"
+GPU_MARKERS = "gpu and not cudnn and not multi_gpu and not slow and not ideep"
 _SPLIT = ("functions_tests", "links_tests")  # folders big enough to report per subfolder
 _HERE = pathlib.Path(__file__).resolve().parent
 
@@ -56,6 +60,8 @@ def run_area(name, paths, args, out: pathlib.Path) -> dict:
     env["FNET_CONFORMANCE_OUT"] = str(log)
     env["FNET_CONFORMANCE_TARGET"] = args.target
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(_HERE), env.get("PYTHONPATH", "")]))
+    if args.gpu_standin:
+        env["FNET_CONFORMANCE_GPU_STANDIN"] = str(_HERE.parent)  # the repository, for tests/
     env.setdefault("OMP_NUM_THREADS", "1")
     env.setdefault("OPENBLAS_NUM_THREADS", "1")
     if args.pairwise:
@@ -153,8 +159,13 @@ def main(argv=None) -> int:
     parser.add_argument("--jobs", type=int, default=1, help="areas run at once")
     parser.add_argument("--timeout", type=int, default=0, help="seconds per test (needs pytest-timeout)")
     parser.add_argument(
+        "--gpu-standin",
+        action="store_true",
+        help="Chainer's GPU tests, on the stand-in CuPy of tests/_device_double.py (fnet only)",
+    )
+    parser.add_argument(
         "--marks",
-        default=MARKERS,
+        default=None,
         help="pytest's -m expression (default: Chainer's CPU tests; the ChainerX variants: "
         "'chainerx and not gpu and not cuda and not cudnn and not ideep and not slow')",
     )
@@ -162,6 +173,10 @@ def main(argv=None) -> int:
         "--pairwise", action="store_true", help="Chainer's pairwise parameterization (far fewer cases)"
     )
     args = parser.parse_args(argv)
+    if args.gpu_standin and args.target != "fnet":
+        parser.error("--gpu-standin runs fnet.compat only (real Chainer needs a real GPU)")
+    if args.marks is None:
+        args.marks = GPU_MARKERS if args.gpu_standin else MARKERS
     args.tests = args.tests.resolve()
     args.python = os.path.abspath(args.python) if os.sep in args.python else args.python
     if not (args.tests / "conftest.py").exists():

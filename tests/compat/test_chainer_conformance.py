@@ -60,7 +60,16 @@ def chainer_tests(tmp_path):
     _write(root / "utils_tests" / "__init__.py", "")
     _write(
         root / "utils_tests" / "test_gpu_only.py",
-        "import pytest\n\n@pytest.mark.gpu\ndef test_g():\n    pass\n",
+        """
+        import numpy
+        import pytest
+        from chainer.backends import cuda
+
+        @pytest.mark.gpu
+        def test_g():
+            x = cuda.to_gpu(numpy.ones(2, numpy.float32))
+            assert cuda.available and isinstance(x, cuda.cupy.ndarray) and (cuda.to_cpu(x * 2) == 2).all()
+        """,
     )
     return root
 
@@ -95,3 +104,14 @@ def test_the_table_sets_the_counts_beside_the_reference(tool):
 def test_a_folder_that_is_not_chainers_tests_is_refused(tool, tmp_path):
     with pytest.raises(SystemExit):
         tool.main([str(tmp_path)])
+
+
+def test_gpu_standin_runs_chainers_gpu_tests_on_the_stand_in_cupy(tool, chainer_tests, tmp_path):
+    out = tmp_path / "out"
+    argv = [str(chainer_tests), "utils_tests", "test_variable", "--gpu-standin", "--out", str(out)]
+    assert tool.main([*argv, "--python", sys.executable]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["utils_tests"]["counts"] == {"passed": 1}  # only the GPU test is selected
+    assert summary["test_variable"]["counts"] == {}
+    with pytest.raises(SystemExit):
+        tool.main([str(chainer_tests), "--gpu-standin", "--target", "chainer"])
