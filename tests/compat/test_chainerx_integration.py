@@ -391,7 +391,7 @@ def test_an_update_rule_updates_a_chainerx_parameter_through_update_core_chainer
     plain.grad = f32(0.5, 0.5)
     calls.clear()
     Rule().update(plain)
-    assert calls == ["numpy"]
+    assert calls == [type(plain.array).__module__.split(".")[0]]  # update_core alone, wherever it is
 
 
 @pytest.mark.gpu
