@@ -211,17 +211,6 @@ def _as_views():
         _device_double.transfers_as_views(False)
 
 
-def _in_views(fn):
-    """``fn``, whose host-to-device copies are views (``_as_views``)."""
-
-    @functools.wraps(fn)
-    def call(*args, **kwargs):
-        with _as_views():
-            return fn(*args, **kwargs)
-
-    return call
-
-
 def _send_link(compat, link) -> None:
     """Move ``link`` (its hierarchy) from the host to the stand-in, as a test on a GPU would
     with ``to_device('@cupy:0')``; a link on another device stays there."""
@@ -365,7 +354,7 @@ def _send_compat() -> None:
     # updaters and evaluators that test code gives no device feed their batches to the stand-in,
     # where the models are (an evaluator's target moved first, as a test on a GPU would)
     standard = fnet.training.updaters.StandardUpdater
-    standard.__init__ = _in_views(_on_the_device(standard.__init__))
+    standard.__init__ = _as_views()(_on_the_device(standard.__init__))  # a context manager decorates
     evaluator = fnet.training.extensions.Evaluator
 
     def move_target(args, kwargs):  # the target's links, and an eval_func that is a link

@@ -51,8 +51,7 @@ def convert_arrays(arrays, convert):
 def array_to_cpu(array):
     """``array`` as a NumPy array (copied from the GPU when it is a CuPy array; a ``native``
     ChainerX array gives the NumPy array under it)."""
-    if type(array) is chainerx.ndarray:
-        array = raw(array)
+    array = raw(array)  # a ChainerX array's data; anything else as it is
     if type(array).__module__.startswith("cupy"):  # first, as fnet.backend's: a stand-in may subclass ndarray
         with array.device:
             return array.get()

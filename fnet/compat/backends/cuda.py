@@ -16,7 +16,6 @@ import warnings
 import numpy
 
 from ... import backend as _core
-from .. import chainerx
 from ..chainerx._array import raw as _chainerx_data
 from ..configuration import config as _config
 from ._cpu import Device as _Device
@@ -257,8 +256,7 @@ def _device_or_current(device):
 def _array_to_gpu(array, device):
     if array is None:
         return None
-    if type(array) is chainerx.ndarray:  # a cuda array's CuPy data, or a native one's NumPy data
-        array = _chainerx_data(array)
+    array = _chainerx_data(array)  # a ChainerX array's CuPy (cuda) or NumPy (native) data
     if isinstance(array, numpy.generic):
         array = numpy.asarray(array)
     if isinstance(array, ndarray):

@@ -202,7 +202,7 @@ class ndarray:  # noqa: N801 (ChainerX's name)
 
     @property
     def _debug_flat_data(self) -> list:
-        return numpy.asarray(_to_host(raw(self))).ravel().tolist()
+        return numpy.asarray(backend.to_cpu(raw(self))).ravel().tolist()
 
     def __len__(self):
         data = raw(self)
@@ -233,14 +233,14 @@ class ndarray:  # noqa: N801 (ChainerX's name)
         return _require_scalar(self, "item").item()
 
     def tolist(self):
-        return _to_host(raw(self)).tolist()
+        return backend.to_cpu(raw(self)).tolist()
 
     def __array__(self, dtype=None, copy=None):
-        data = _to_host(raw(self))
+        data = backend.to_cpu(raw(self))
         return data if dtype is None else data.astype(dtype)
 
     def __repr__(self):
-        data = _to_host(raw(self))
+        data = backend.to_cpu(raw(self))
         body = numpy.array2string(data, separator=", ", prefix="array(")
         text = f"array({body}, shape={data.shape}, dtype={data.dtype}, device='{self._device.name}'"
         levels = _graph.records(self._v)
@@ -252,7 +252,7 @@ class ndarray:  # noqa: N801 (ChainerX's name)
     __str__ = __repr__
 
     def __reduce__(self):
-        return (_rebuild, (_to_host(raw(self)), self._device.name))
+        return (_rebuild, (backend.to_cpu(raw(self)), self._device.name))
 
     def __deepcopy__(self, memo):
         copied = _fresh(raw(self).copy(), self._device)
@@ -282,7 +282,11 @@ class ndarray:  # noqa: N801 (ChainerX's name)
             return self
         value = self._v
         if target.backend is not self._device.backend:
-            value = _to_host(unbox_all(value)) if target.xp is numpy else target.xp.asarray(unbox_all(value))
+            value = (
+                backend.to_cpu(unbox_all(value))
+                if target.xp is numpy
+                else target.xp.asarray(unbox_all(value))
+            )
             if target.backend.name == "cuda":
                 with target.xp.cuda.Device(target.index):
                     value = target.xp.array(value)
@@ -463,10 +467,6 @@ def _address(data) -> int:
     if isinstance(data, numpy.ndarray):
         return data.__array_interface__["data"][0]
     return int(data.data.ptr)
-
-
-def _to_host(data):
-    return backend.to_cpu(data)
 
 
 def _rebuild(data, device_name: str) -> ndarray:

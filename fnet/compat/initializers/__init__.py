@@ -73,11 +73,9 @@ def _chainer_callable(pure_cls: type) -> type:
     """``pure_cls`` whose instances can also be called Chainer's way, ``init(array)``."""
 
     def __call__(self, *args, **kwargs):
-        if len(args) == 1 and not kwargs and type(args[0]) is chainerx.ndarray:
-            _fill_in_place(pure_cls.__call__, self, chainerx_data(args[0]))  # the memory under it
-            return None
-        if len(args) == 1 and not kwargs and backend.is_array(args[0]):
-            _fill_in_place(pure_cls.__call__, self, args[0])
+        target = chainerx_data(args[0]) if len(args) == 1 and not kwargs else None  # a ChainerX
+        if backend.is_array(target):  # array's: the memory under it
+            _fill_in_place(pure_cls.__call__, self, target)
             return None
         return pure_cls.__call__(self, *args, **kwargs)
 
